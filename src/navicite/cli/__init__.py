@@ -1,0 +1,68 @@
+"""The ``navicite`` command line.
+
+Each group of commands lives in its own module and registers itself on ``app``;
+errors of type :class:`navicite.errors.NaviciteError` become one clear message
+on stderr and the error's exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from navicite.cli.common import err_console, state
+from navicite.errors import NaviciteError
+
+app = typer.Typer(
+    name="navicite",
+    help="Ask a pile of documents a question; every factual sentence of the answer cites its source.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@app.callback()
+def _root(
+    ctx: typer.Context,
+    home: Annotated[
+        Optional[str],
+        typer.Option("--home", envvar="NAVICITE_HOME", help="Data directory of the collection (default ./.navicite)."),
+    ] = None,
+    set_: Annotated[
+        Optional[list[str]],
+        typer.Option("--set", "-s", help="Override a setting: section.key=value (repeatable), e.g. -s llm.threads=2."),
+    ] = None,
+) -> None:
+    st = state(ctx)
+    st.home = home
+    st.overrides = list(set_ or [])
+
+
+def _register() -> None:
+    # Imported for their side effect of adding commands to ``app``.
+    from navicite.cli import config_cmd, docs_cmd  # noqa: F401
+
+    for optional in ("ingest_cmd", "llm_cmd", "eval_cmd", "ask_cmd", "tree_cmd", "serve_cmd", "rerank_cmd"):
+        try:
+            __import__(f"navicite.cli.{optional}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"navicite.cli.{optional}":
+                raise
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the console script."""
+    try:
+        app(args=argv, standalone_mode=True)
+    except NaviciteError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)

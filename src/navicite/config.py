@@ -1,0 +1,272 @@
+"""One Settings object for the whole of navicite.
+
+Values come, lowest precedence first, from the defaults below, the TOML file
+``navicite.toml`` in the data directory, environment variables
+(``NAVICITE_<SECTION>__<KEY>``, e.g. ``NAVICITE_LLM__THREADS=1``) and finally
+overrides given on the command line (``--set llm.threads=1``). Every section
+forbids unknown keys, so a typo in a config file is an error rather than a
+silently ignored value.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from navicite.errors import ConfigError
+
+CONFIG_FILE_NAME = "navicite.toml"
+DEFAULT_HOME = Path(".navicite")
+
+
+class Section(BaseModel):
+    """Base of every settings section: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class IndexSettings(Section):
+    """The lexical index."""
+
+    backend: Literal["tantivy"] = "tantivy"
+    title_boost: float = Field(2.0, gt=0, description="Weight of a match in the title field.")
+    abstract_boost: float = Field(1.0, gt=0)
+    body_boost: float = Field(1.0, gt=0)
+    writer_heap_mb: int = Field(256, ge=16, description="Memory for the index writer.")
+    writer_threads: int = Field(1, ge=1, le=16)
+    stemming: bool = Field(True, description="English stemming of words in the index.")
+
+
+class IngestSettings(Section):
+    """How documents are read and cut into segments."""
+
+    segment_words: int = Field(512, ge=16, description="Words per segment of a long document.")
+    segment_overlap: float = Field(0.2, ge=0.0, lt=0.9, description="Share of a segment repeated in the next.")
+    batch_size: int = Field(1000, ge=1, description="Documents per committed batch.")
+
+
+class LLMSettings(Section):
+    """The chat model: embedded llama.cpp by default, or any OpenAI-compatible server."""
+
+    backend: Literal["embedded", "openai", "none"] = "embedded"
+    model: str = Field(
+        "qwen2.5-coder-1.5b",
+        description="Embedded: 'qwen2.5-coder-1.5b', 'qwen2.5-coder-0.5b' or a GGUF path. OpenAI: the served model name.",
+    )
+    threads: int = Field(1, ge=1, le=64, description="CPU threads; 1 holds its speed on a shared machine.")
+    context_size: int = Field(4096, ge=512)
+    base_url: str = "http://127.0.0.1:8080/v1"
+    api_key: str | None = None
+    temperature: float = Field(0.1, ge=0.0, le=2.0)
+    max_tokens: int = Field(512, ge=1)
+    concurrency: int = Field(1, ge=1, le=64)
+    timeout_s: float = Field(300.0, gt=0)
+    retries: int = Field(3, ge=0, le=10)
+    cache: bool = True
+    seed: int = 0
+
+
+class EmbedSettings(Section):
+    """Dense embeddings (optional)."""
+
+    model: str = Field("all-MiniLM-L6-v2", description="'all-MiniLM-L6-v2' (shipped), a local path or a hub id.")
+    batch_size: int = Field(64, ge=1)
+    device: str = "cpu"
+
+
+class RetrieveSettings(Section):
+    """Multi-portfolio retrieval."""
+
+    top_k_per_query: int = Field(30, ge=1)
+    max_queries: int = Field(10, ge=1)
+    or_group_cap: int = Field(5, ge=1)
+    concurrency: int = Field(4, ge=1)
+
+
+class RerankSettings(Section):
+    """Re-ranking of the pooled candidates."""
+
+    backend: Literal["none", "hybrid", "cross-encoder", "llm", "navicite"] = "hybrid"
+    model: str | None = None
+    top_n: int = Field(50, ge=1)
+    max_length: int = Field(256, ge=16)
+
+
+class NavigateSettings(Section):
+    """Knowledge trees for long documents and the navigation agent."""
+
+    min_document_words: int = Field(2000, ge=0)
+    titles_per_segment: int = Field(2, ge=1)
+    max_titles: int = Field(4, ge=1)
+    leaf_token_budget: int = Field(1536, ge=128)
+    max_topics_per_level: int = Field(12, ge=2)
+    step_budget: int = Field(12, ge=1)
+    concurrency: int = Field(2, ge=1)
+
+
+class GenerateSettings(Section):
+    """Drafting and citing answers."""
+
+    max_sources: int = Field(10, ge=1)
+    score_ratio: float = Field(0.5, ge=0.0, le=1.0, description="Keep sources scoring at least this share of the best.")
+    context_budget_tokens: int = Field(2500, ge=256)
+    support_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    align: Literal["batched", "per-sentence"] = "batched"
+
+
+class ServerSettings(Section):
+    """The HTTP API."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    api_key: str | None = None
+    max_upload_mb: int = Field(20, ge=1)
+
+
+class Settings(BaseSettings):
+    """All of navicite's settings for one data directory (``home``)."""
+
+    model_config = SettingsConfigDict(
+        extra="forbid",
+        validate_assignment=True,
+    )
+
+    home: Path = DEFAULT_HOME
+    index: IndexSettings = IndexSettings()
+    ingest: IngestSettings = IngestSettings()
+    llm: LLMSettings = LLMSettings()
+    embed: EmbedSettings = EmbedSettings()
+    retrieve: RetrieveSettings = RetrieveSettings()
+    rerank: RerankSettings = RerankSettings()
+    navigate: NavigateSettings = NavigateSettings()
+    generate: GenerateSettings = GenerateSettings()
+    server: ServerSettings = ServerSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # load_settings layers file, environment and overrides itself (the file's
+        # location depends on home), so explicit values are the only source here.
+        return (init_settings,)
+
+    @property
+    def index_dir(self) -> Path:
+        """Folder of the lexical index."""
+        return self.home / "index"
+
+    @property
+    def cache_dir(self) -> Path:
+        """Folder of caches (LLM answers, embeddings)."""
+        return self.home / "cache"
+
+    def public_dict(self) -> dict[str, Any]:
+        """Effective values with secrets masked, for display."""
+        data = self.model_dump(mode="json")
+        for section in ("llm", "server"):
+            if data[section].get("api_key"):
+                data[section]["api_key"] = "***"
+        return data
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """Parse ``section.key=value`` into a key path and a TOML-typed value.
+
+    The value is read as TOML when it parses (numbers, booleans, quoted
+    strings, lists) and taken as a plain string otherwise.
+    """
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"override {text!r} is not of the form section.key=value (e.g. llm.threads=2)")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return [part.strip() for part in key.split(".")], value
+
+
+def _merge(base: dict[str, Any], path: list[str], value: Any) -> None:
+    node = base
+    for part in path[:-1]:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"cannot set {'.'.join(path)}: {part} is not a section")
+    node[path[-1]] = value
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix or remove the file") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _env_values() -> dict[str, Any]:
+    """Environment values as a nested dict, so they can be layered over the file."""
+    values: dict[str, Any] = {}
+    for name, raw in os.environ.items():
+        if not name.startswith("NAVICITE_") or name in ("NAVICITE_HOME", "NAVICITE_API_KEY"):
+            continue
+        path = name[len("NAVICITE_"):].lower().split("__")
+        _merge(values, path, raw)
+    return values
+
+
+def load_settings(home: Path | str | None = None, overrides: list[str] | None = None) -> Settings:
+    """Build the effective settings for a data directory.
+
+    Args:
+        home: the data directory; defaults to ``$NAVICITE_HOME`` or ``./.navicite``.
+        overrides: ``section.key=value`` strings, applied last.
+
+    Raises:
+        ConfigError: a file, variable or override names an unknown key or a bad value.
+    """
+    home_path = Path(home or os.environ.get("NAVICITE_HOME") or DEFAULT_HOME)
+    data: dict[str, Any] = {}
+    config_file = home_path / CONFIG_FILE_NAME
+    if config_file.is_file():
+        data = _read_toml(config_file)
+    for path, value in _flatten(_env_values()):
+        _merge(data, path, value)
+    for text in overrides or []:
+        path, value = parse_override(text)
+        _merge(data, path, value)
+    data["home"] = home_path
+    if os.environ.get("NAVICITE_API_KEY") and not data.get("server", {}).get("api_key"):
+        _merge(data, ["server", "api_key"], os.environ["NAVICITE_API_KEY"])
+    try:
+        return Settings(**data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from exc
+
+
+def _flatten(tree: dict[str, Any], prefix: list[str] | None = None) -> list[tuple[list[str], Any]]:
+    out: list[tuple[list[str], Any]] = []
+    for key, value in tree.items():
+        path = [*(prefix or []), key]
+        if isinstance(value, dict):
+            out.extend(_flatten(value, path))
+        else:
+            out.append((path, value))
+    return out
+
+
+def _describe(exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"])
+        lines.append(f"setting {where}: {err['msg']}")
+    return "invalid settings:\n  " + "\n  ".join(lines)

@@ -1,0 +1,117 @@
+"""The LLM seam: one protocol for every chat backend (embedded llama.cpp, OpenAI-compatible).
+
+Stages talk only to :class:`LLM`. ``complete_json`` returns a validated pydantic
+object or raises :class:`LLMOutputError`, which stages catch to fall back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel
+
+from navicite.errors import NaviciteError
+
+
+class LLMError(NaviciteError):
+    """Base of LLM failures."""
+
+
+class LLMUnavailableError(LLMError):
+    """The backend cannot be reached or loaded (server down, model missing); names the setting to change."""
+
+
+class LLMInputError(LLMError):
+    """The request itself is invalid: empty messages, a prompt longer than the context."""
+
+    exit_code = 2
+
+
+class LLMOutputError(LLMError):
+    """The model's answer could not be turned into the requested structure, even after a repair attempt."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class CallOptions:
+    """Per-call options; ``None`` means the setting's default."""
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    stop: tuple[str, ...] = ()
+    stage: str = "unknown"
+    use_cache: bool = True
+
+
+@dataclass
+class Usage:
+    """Cost of one call, recorded by the backend for accounting and traces."""
+
+    stage: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cache_hit: bool = False
+
+
+@dataclass
+class UsageLog:
+    """Every call's usage, with per-stage totals."""
+
+    calls: list[Usage] = field(default_factory=list)
+
+    def totals(self) -> dict[str, dict[str, float]]:
+        """Per stage: calls, cache hits, prompt and completion tokens, seconds."""
+        out: dict[str, dict[str, float]] = {}
+        for u in self.calls:
+            t = out.setdefault(u.stage, {"calls": 0, "cache_hits": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0})
+            t["calls"] += 1
+            t["cache_hits"] += int(u.cache_hit)
+            t["prompt_tokens"] += u.prompt_tokens
+            t["completion_tokens"] += u.completion_tokens
+            t["seconds"] += u.seconds
+        return out
+
+
+T = TypeVar("T", bound=BaseModel)
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A chat model. Implementations are safe to share between threads."""
+
+    name: str
+    usage: UsageLog
+
+    def complete(self, messages: list[Message], options: CallOptions | None = None) -> str:
+        """Text reply."""
+        ...
+
+    def complete_json(self, messages: list[Message], schema: type[T], options: CallOptions | None = None) -> T:
+        """Reply parsed and validated as ``schema`` (schema-constrained where the backend can)."""
+        ...
+
+    def stream(self, messages: list[Message], options: CallOptions | None = None) -> Iterator[str]:
+        """Text reply, piece by piece."""
+        ...
+
+    async def acomplete(self, messages: list[Message], options: CallOptions | None = None) -> str:
+        """Async twin of :meth:`complete`."""
+        ...
+
+    async def acomplete_json(self, messages: list[Message], schema: type[T], options: CallOptions | None = None) -> T:
+        """Async twin of :meth:`complete_json`."""
+        ...
+
+    def astream(self, messages: list[Message], options: CallOptions | None = None) -> AsyncIterator[str]:
+        """Async twin of :meth:`stream`."""
+        ...
