@@ -19,6 +19,7 @@ app = typer.Typer(
     name="navicite",
     help="Ask a pile of documents a question; every factual sentence of the answer cites its source.",
     no_args_is_help=True,
+    invoke_without_command=True,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
@@ -35,7 +36,15 @@ def _root(
         Optional[list[str]],
         typer.Option("--set", "-s", help="Override a setting: section.key=value (repeatable), e.g. -s llm.threads=2."),
     ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", help="Print the version and exit.", is_eager=True)
+    ] = False,
 ) -> None:
+    if version:
+        from navicite import __version__
+
+        typer.echo(f"navicite {__version__}")
+        raise typer.Exit()
     st = state(ctx)
     st.home = home
     st.overrides = list(set_ or [])

@@ -1,0 +1,23 @@
+"""Reading documents into the collection: loaders, chunking and the ingest runner."""
+
+from navicite.ingest.base import FORMATS, Failure
+from navicite.ingest.chunking import segment
+from navicite.ingest.loaders import load
+from navicite.ingest.records import FieldMapping
+from navicite.ingest.runner import IngestProgress, IngestRunner, IngestSummary, ingest
+from navicite.ingest.sample import sample_documents, sample_path, sample_questions
+
+__all__ = [
+    "FORMATS",
+    "Failure",
+    "FieldMapping",
+    "IngestProgress",
+    "IngestRunner",
+    "IngestSummary",
+    "ingest",
+    "load",
+    "sample_documents",
+    "sample_path",
+    "sample_questions",
+    "segment",
+]

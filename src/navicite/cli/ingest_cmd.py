@@ -1,0 +1,121 @@
+"""``navicite ingest``: read files and folders into the collection."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from navicite.cli import app
+from navicite.cli.common import err_console, print_json, settings
+from navicite.errors import UserInputError
+from navicite.ingest import FORMATS, Failure, FieldMapping, IngestProgress, IngestSummary, ingest, sample_documents
+
+#: Failures listed one per line before the rest are only counted.
+MAX_LISTED_FAILURES = 50
+
+
+@app.command("ingest")
+def ingest_command(
+    ctx: typer.Context,
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Files and folders (read recursively).", show_default=False)] = None,
+    fmt: Annotated[str, typer.Option("--format", help=f"One of: {', '.join(FORMATS)}.")] = "auto",
+    id_field: Annotated[Optional[str], typer.Option("--id-field", help="Record field with the document id.", metavar="NAME")] = None,
+    title_field: Annotated[Optional[str], typer.Option("--title-field", help="Record field with the title.", metavar="NAME")] = None,
+    text_field: Annotated[Optional[str], typer.Option("--text-field", help="Record field with the text.", metavar="NAME")] = None,
+    abstract_field: Annotated[Optional[str], typer.Option("--abstract-field", help="Record field with the abstract.", metavar="NAME")] = None,
+    link_field: Annotated[Optional[str], typer.Option("--link-field", help="Record field with the link.", metavar="NAME")] = None,
+    sample: Annotated[bool, typer.Option("--sample", help="Also ingest the sample collection bundled with navicite.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
+) -> None:
+    """Add files, folders and record collections to the index; unchanged documents are skipped.
+
+    Formats: JSONL/JSON records (map fields with --*-field; dotted paths like
+    titles.0.title work), BEIR corpus folders, HotpotQA-style title->sentences
+    corpora, Markdown, plain text, HTML and PDF. Exit code 1 if any file or
+    record failed, 2 for a path that does not exist.
+    """
+    targets = list(paths or [])
+    if sample:
+        targets.extend(sample_documents())
+    if not targets:
+        raise UserInputError("nothing to ingest: give one or more files or folders, or --sample")
+    mapping = FieldMapping(id=id_field, title=title_field, text=text_field, abstract=abstract_field, link=link_field)
+    summary = _run_with_progress(targets, ctx, fmt, mapping)
+    _print_summary(summary, as_json)
+    if summary.failed:
+        raise typer.Exit(1)
+
+
+def _run_with_progress(targets: list[Path], ctx: typer.Context, fmt: str, mapping: FieldMapping) -> IngestSummary:
+    bar = Progress(
+        TextColumn("[bold]ingest[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("files  {task.fields[documents]} docs  {task.fields[failed]} failed  {task.description}"),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    )
+    task = bar.add_task("", total=None, documents=0, failed=0)
+
+    def update(event: IngestProgress) -> None:
+        name = Path(event.current).name
+        # With a single file the file count says nothing until the end: pulse and count documents instead.
+        total = event.files_total if event.files_total > 1 or event.files_done == event.files_total else None
+        bar.update(task, total=total, completed=event.files_done, documents=event.documents,
+                   failed=event.failed, description=name[-40:])
+
+    with bar:
+        return ingest(targets, settings(ctx), fmt=fmt, mapping=mapping, progress=update)
+
+
+_RECORD_SUFFIX = re.compile(r"^(?P<file>.+?)(?P<where>:\d+|#\d+|#'.*'|#\".*\")$")
+
+
+def failure_lines(failures: list[Failure]) -> list[str]:
+    """One line per failed file and reason; records of one file failing alike share a line."""
+    groups: list[tuple[str, str, list[str]]] = []
+    for failure in failures:
+        match = _RECORD_SUFFIX.match(failure.path)
+        file, where = (match["file"], match["where"]) if match else (failure.path, "")
+        if where and groups and groups[-1][0] == file and groups[-1][1] == failure.reason:
+            groups[-1][2].append(where)
+        else:
+            groups.append((file, failure.reason, [where] if where else []))
+    lines = []
+    for file, reason, places in groups:
+        if len(places) <= 1:
+            lines.append(f"{file}{''.join(places)}: {reason}")
+        else:
+            shown = ", ".join(places[:5]) + (", ..." if len(places) > 5 else "")
+            lines.append(f"{file}: {reason} ({len(places)} records: {shown})")
+    return lines
+
+
+def _print_summary(summary: IngestSummary, as_json: bool) -> None:
+    lines = failure_lines(summary.failed)
+    for line in lines[:MAX_LISTED_FAILURES]:
+        err_console.print(f"[red]failed:[/] {escape(line)}", highlight=False, soft_wrap=True)
+    if len(lines) > MAX_LISTED_FAILURES:
+        err_console.print(f"... and {len(lines) - MAX_LISTED_FAILURES} more (see --json)")
+    if summary.duplicates:
+        shown = ", ".join(summary.duplicates[:5]) + (" ..." if len(summary.duplicates) > 5 else "")
+        err_console.print(f"note: {len(summary.duplicates)} ids occurred more than once; the last occurrence was kept ({shown})",
+                          highlight=False, markup=False)
+    if summary.skipped:
+        err_console.print(f"note: skipped {len(summary.skipped)} files of no known format", highlight=False)
+    if as_json:
+        print_json(summary.to_dict())
+        return
+    err_console.print(
+        f"added {summary.added:,}, replaced {summary.replaced:,}, unchanged {summary.unchanged:,}, "
+        f"failed {len(summary.failed):,} — {summary.documents:,} documents in {summary.seconds:.1f} s "
+        f"({summary.docs_per_second:,.0f} docs/s)",
+        highlight=False,
+        soft_wrap=True,
+    )

@@ -1,0 +1,215 @@
+"""Structured records: JSONL, JSON arrays, BEIR corpora and HotpotQA-style corpora.
+
+A :class:`FieldMapping` says which record field feeds which part of a
+:class:`~navicite.documents.Document`; fields it leaves unset are looked up
+among common names (``_id``/``id``/``doi``, ``title``, ``text``/``body``/``contents``,
+``abstract``, ``url``/``link``). Every other field goes to the metadata.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from navicite.documents import Document, content_id
+from navicite.ingest.base import Failure, LoadStream, one_line
+
+#: Names tried, in order and ignoring case, when the mapping leaves a part unset.
+DEFAULT_NAMES: dict[str, tuple[str, ...]] = {
+    "id": ("_id", "id", "doc_id", "docid", "doi", "control_number", "controlnumber", "recid", "uid"),
+    "title": ("title", "titles", "name", "headline"),
+    "text": ("text", "body", "contents", "content", "full_text", "fulltext", "paragraph_text", "sentences"),
+    "abstract": ("abstract", "abstracts", "summary", "description"),
+    "link": ("url", "link", "href", "uri", "links"),
+}
+
+#: Keys that carry the value inside nested objects (INSPIRE-style ``{"value": ...}``).
+_VALUE_KEYS = ("value", "title", "text", "abstract", "url", "href", "source")
+
+
+@dataclass(frozen=True)
+class FieldMapping:
+    """Record field names (dotted paths like ``titles.0.title`` allowed) for each document part."""
+
+    id: str | None = None
+    title: str | None = None
+    text: str | None = None
+    abstract: str | None = None
+    link: str | None = None
+
+    def resolve(self, record: dict[str, Any]) -> dict[str, str | None]:
+        """The record key or path used for each part; None where the record has none."""
+        lowered = {key.lower(): key for key in record}
+        chosen: dict[str, str | None] = {}
+        for part in (f.name for f in fields(self)):
+            given = getattr(self, part)
+            if given is not None:
+                chosen[part] = given
+                continue
+            chosen[part] = next((lowered[n] for n in DEFAULT_NAMES[part] if n in lowered), None)
+        return chosen
+
+
+def _lookup(record: dict[str, Any], path: str) -> Any:
+    if path in record:
+        return record[path]
+    node: Any = record
+    for step in path.split("."):
+        if isinstance(node, dict) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
+            node = node[int(step)]
+        else:
+            return None
+    return node
+
+
+def _flatten_value(value: Any, first_only: bool) -> str:
+    """A record value as text: strings as they are, lists joined (or their first item), objects by value key."""
+    if value is None or isinstance(value, bool):
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, dict):
+        for key in _VALUE_KEYS:
+            if key in value:
+                return _flatten_value(value[key], first_only)
+        return ""
+    if isinstance(value, list):
+        parts = [text for text in (_flatten_value(item, first_only) for item in value) if text]
+        if first_only:
+            return parts[0] if parts else ""
+        return " ".join(parts)
+    return ""
+
+
+def record_to_document(record: dict[str, Any], mapping: FieldMapping, where: str) -> Document | Failure:
+    """Turn one parsed record into a Document, or a Failure naming ``where`` it came from."""
+    if not isinstance(record, dict):
+        return Failure(where, f"expected a JSON object, got {type(record).__name__}")
+    keys = mapping.resolve(record)
+    values = {
+        part: _flatten_value(_lookup(record, key), first_only=part in ("id", "title", "link")) if key else ""
+        for part, key in keys.items()
+    }
+    if not (values["title"] or values["text"] or values["abstract"]):
+        return Failure(where, "record has no title and no text")
+    # A dotted path consumes its top-level field, so the field is not repeated in the metadata.
+    used = {key if key in record else key.split(".")[0] for key in keys.values() if key}
+    metadata: dict[str, Any] = {}
+    nested = record.get("metadata")
+    if isinstance(nested, dict) and "metadata" not in used:
+        metadata.update(nested)
+        used.add("metadata")
+    metadata.update({key: value for key, value in record.items() if key not in used})
+    doc_id = values["id"] or content_id(values["title"], values["abstract"], values["text"])
+    return Document(
+        id=doc_id,
+        title=values["title"],
+        abstract=values["abstract"],
+        text=values["text"],
+        link=values["link"],
+        metadata=metadata,
+    )
+
+
+def load_jsonl(path: Path, mapping: FieldMapping) -> LoadStream:
+    """One document per line; a malformed line is a failure naming its line, the rest continue."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            line = raw.strip()
+            if not line:
+                continue
+            where = f"{path}:{number}"
+            try:
+                record = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                yield Failure(where, f"malformed JSON ({one_line(exc)})")
+                continue
+            yield record_to_document(record, mapping, where)
+
+
+def _is_title_corpus(data: Any) -> bool:
+    """A HotpotQA/HippoRAG corpus: an object mapping each title to its list of sentences."""
+    return (
+        isinstance(data, dict)
+        and bool(data)
+        and all(isinstance(v, list) and all(isinstance(s, str) for s in v) for v in data.values())
+    )
+
+
+def title_corpus_documents(corpus: dict[str, list[str]], path: Path) -> Iterator[Document | Failure]:
+    """One document per title; the id is derived from the title alone, so it survives text edits."""
+    for title, sentences in corpus.items():
+        text = " ".join(s.strip() for s in sentences if s.strip())
+        if not title.strip() and not text:
+            yield Failure(f"{path}#{title!r}", "entry has no title and no text")
+            continue
+        yield Document(id=content_id("title", title), title=title.strip(), text=text,
+                       metadata={"sentences": len(sentences)})
+
+
+def _read_json(path: Path) -> Any:
+    """A whole JSON file, or a Failure naming it when it does not parse."""
+    try:
+        with path.open("rb") as handle:
+            return json.load(handle)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return Failure(str(path), f"malformed JSON ({one_line(exc)})")
+
+
+def _json_documents(data: Any, path: Path, mapping: FieldMapping) -> LoadStream:
+    if isinstance(data, Failure):
+        yield data
+    elif isinstance(data, list):
+        for index, record in enumerate(data):
+            yield record_to_document(record, mapping, f"{path}#{index}")
+    elif _is_title_corpus(data):
+        yield from title_corpus_documents(data, path)
+    elif isinstance(data, dict):
+        yield record_to_document(data, mapping, str(path))
+    else:
+        yield Failure(str(path), f"expected a JSON array or object, got {type(data).__name__}")
+
+
+def load_json(path: Path, mapping: FieldMapping) -> LoadStream:
+    """A JSON file: an array of records, one record, or a title -> sentences corpus."""
+    yield from _json_documents(_read_json(path), path, mapping)
+
+
+def load_title_corpus(path: Path, mapping: FieldMapping) -> LoadStream:
+    """A HotpotQA/HippoRAG corpus; also accepts the MuSiQue shape (an array of {title, text})."""
+    data = _read_json(path)
+    if isinstance(data, dict) and not _is_title_corpus(data):
+        yield Failure(str(path), "not a title -> sentences corpus (expected an object of string lists)")
+        return
+    yield from _json_documents(data, path, mapping)
+
+
+def beir_corpus_file(path: Path) -> Path:
+    """The corpus file of a BEIR folder (or the file itself).
+
+    Raises:
+        FileNotFoundError: the folder has no corpus.jsonl.
+    """
+    if path.is_dir():
+        corpus = path / "corpus.jsonl"
+        if not corpus.is_file():
+            raise FileNotFoundError(f"{path} has no corpus.jsonl, so it is not a BEIR corpus folder")
+        return corpus
+    return path
+
+
+def load_beir(path: Path, mapping: FieldMapping) -> LoadStream:
+    """A BEIR corpus (``_id``, ``title``, ``text``, ``metadata`` per line)."""
+    try:
+        corpus = beir_corpus_file(path)
+    except FileNotFoundError as exc:
+        yield Failure(str(path), str(exc))
+        return
+    yield from load_jsonl(corpus, mapping)

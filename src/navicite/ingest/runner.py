@@ -1,0 +1,179 @@
+"""The ingest stage: paths in, documents upserted into the index in committed batches."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from navicite.config import Settings
+from navicite.documents import Document
+from navicite.index.base import LexicalIndex, UpsertReport
+from navicite.ingest.base import Failure
+from navicite.ingest.detect import plan_paths
+from navicite.ingest.loaders import load
+from navicite.ingest.records import FieldMapping
+
+# What happened to an id in this run; a later batch can only raise the rank
+# (a duplicate that replaces a document added earlier in the run still counts as added).
+_RANK = {"unchanged": 0, "replaced": 1, "added": 2}
+
+
+@dataclass(frozen=True)
+class IngestProgress:
+    """Where a running ingest is, for a progress bar."""
+
+    files_total: int
+    files_done: int
+    documents: int
+    failed: int
+    current: str
+
+
+ProgressCallback = Callable[[IngestProgress], None]
+
+
+@dataclass
+class IngestSummary:
+    """What one ingest did.
+
+    ``added``/``replaced``/``unchanged`` count distinct document ids; ``duplicates``
+    are ids that occurred more than once in the run (the last occurrence was kept);
+    ``skipped`` are files inside folders that are of no known format.
+    """
+
+    added: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    failed: list[Failure] = field(default_factory=list)
+    seconds: float = 0.0
+    duplicates: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def documents(self) -> int:
+        """Distinct documents read successfully."""
+        return self.added + self.replaced + self.unchanged
+
+    @property
+    def docs_per_second(self) -> float:
+        return self.documents / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing failed."""
+        return not self.failed
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for ``--json``."""
+        return {
+            "added": self.added,
+            "replaced": self.replaced,
+            "unchanged": self.unchanged,
+            "failed": [{"path": f.path, "reason": f.reason} for f in self.failed],
+            "duplicates": self.duplicates,
+            "skipped": self.skipped,
+            "seconds": round(self.seconds, 3),
+            "docs_per_second": round(self.docs_per_second, 1),
+        }
+
+
+class _Tally:
+    """Per-id outcome across batches, so counts stay per distinct document."""
+
+    def __init__(self) -> None:
+        self.outcome: dict[str, str] = {}
+
+    def record(self, report: UpsertReport) -> None:
+        for outcome, ids in (("added", report.added), ("replaced", report.replaced), ("unchanged", report.unchanged)):
+            for doc_id in ids:
+                previous = self.outcome.get(doc_id)
+                if previous is None or _RANK[outcome] > _RANK[previous]:
+                    self.outcome[doc_id] = outcome
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for value in self.outcome.values() if value == outcome)
+
+
+class IngestRunner:
+    """Reads files, and upserts their documents into the index in batches of ``settings.ingest.batch_size``.
+
+    Each batch is one commit, so if the process dies mid-way every completed
+    batch stays in the index. Duplicate ids within a run: the last one wins.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        index: LexicalIndex | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> None:
+        self.settings = settings
+        self._index = index
+        self._progress = progress
+
+    def run(self, paths: Iterable[Path | str], fmt: str = "auto", mapping: FieldMapping | None = None) -> IngestSummary:
+        """Ingest files and folders.
+
+        Raises:
+            UserInputError: a path does not exist or the format is unknown (checked
+                before the index is opened, so nothing changes).
+        """
+        started = time.perf_counter()
+        plan = plan_paths([Path(p) for p in paths], fmt)
+        index = self._index if self._index is not None else _open_index(self.settings)
+        summary = IngestSummary(failed=list(plan.failures), skipped=[str(p) for p in plan.skipped])
+        tally = _Tally()
+        seen: set[str] = set()
+        duplicates: dict[str, None] = {}
+        pending: dict[str, Document] = {}
+        batch_size = self.settings.ingest.batch_size
+
+        def flush() -> None:
+            if pending:
+                tally.record(index.upsert(list(pending.values())))
+                pending.clear()
+
+        for done, (path, file_format) in enumerate(plan.items):
+            for item in load(path, file_format, mapping):
+                if isinstance(item, Failure):
+                    summary.failed.append(item)
+                    continue
+                if item.id in seen:
+                    duplicates[item.id] = None
+                    pending.pop(item.id, None)  # re-inserted below, so the last occurrence keeps its place
+                seen.add(item.id)
+                pending[item.id] = item
+                if len(pending) >= batch_size:
+                    flush()
+                    self._report(plan.items, done, len(seen), summary, str(path))
+            self._report(plan.items, done + 1, len(seen), summary, str(path))
+        flush()
+        summary.added, summary.replaced, summary.unchanged = (tally.count(o) for o in ("added", "replaced", "unchanged"))
+        summary.duplicates = list(duplicates)
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    def _report(self, items: list[tuple[Path, str]], done: int, documents: int, summary: IngestSummary, current: str) -> None:
+        if self._progress:
+            self._progress(IngestProgress(len(items), done, documents, len(summary.failed), current))
+
+
+def _open_index(settings: Settings) -> LexicalIndex:
+    from navicite.index import create  # the index package chooses the backend from the settings
+
+    return create(settings)
+
+
+def ingest(
+    paths: Iterable[Path | str],
+    settings: Settings,
+    fmt: str = "auto",
+    mapping: FieldMapping | None = None,
+    progress: ProgressCallback | None = None,
+    index: LexicalIndex | None = None,
+) -> IngestSummary:
+    """Ingest files and folders into the collection of ``settings`` (see :class:`IngestRunner`)."""
+    return IngestRunner(settings, index=index, progress=progress).run(paths, fmt, mapping)

@@ -1,0 +1,190 @@
+"""Whole files as documents: Markdown, plain text and HTML."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from navicite.documents import Document
+from navicite.ingest.base import Failure, LoadStream, file_id, file_link, one_line, read_text_file
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
+_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_SETEXT_HEADING = re.compile(r"^(?! {4})(\S[^\n]*)\n {0,3}(=+|-+)[ \t]*$", re.MULTILINE)
+_DOCUMENT_FIELDS = ("id", "title", "abstract", "link")
+
+
+def _title_from_name(path: Path) -> str:
+    return path.stem.replace("_", " ").strip()
+
+
+def _read(path: Path) -> str | Failure:
+    try:
+        return read_text_file(path)
+    except (OSError, ValueError) as exc:
+        return Failure(str(path), f"cannot read ({one_line(exc)})")
+
+
+def _front_matter(text: str) -> tuple[dict[str, str], str]:
+    """Simple ``key: value`` front matter between ``---`` lines, and the text after it."""
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        return {}, text
+    meta: dict[str, str] = {}
+    for line in match.group(1).splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip():
+            meta[key.strip().lower()] = value.strip().strip("\"'")
+    return meta, text[match.end():]
+
+
+def markdown_title(text: str) -> str:
+    """The first heading of a Markdown text (ATX ``# x`` or setext ``x\\n===``), or ''."""
+    candidates = [m for m in (_ATX_HEADING.search(text), _SETEXT_HEADING.search(text)) if m]
+    if not candidates:
+        return ""
+    first = min(candidates, key=lambda m: m.start())
+    return first.group(1).strip()
+
+
+def _whole_file(path: Path, fmt: str, text: str, title: str, extra: dict[str, str]) -> LoadStream:
+    text = text.strip()
+    if not text:
+        # The title alone would come from the file name: nothing worth indexing.
+        yield Failure(str(path), "file is empty (no text)")
+        return
+    metadata: dict[str, str] = {k: v for k, v in extra.items() if k not in _DOCUMENT_FIELDS}
+    metadata.update({"source": str(path), "format": fmt})
+    yield Document(
+        id=extra.get("id") or file_id(path),
+        title=title,
+        abstract=extra.get("abstract", ""),
+        text=text,
+        link=extra.get("link") or file_link(path),
+        metadata=metadata,
+    )
+
+
+def load_markdown(path: Path) -> LoadStream:
+    """A Markdown file; the title is the front-matter title, the first heading, or the file name.
+
+    Front matter (``---`` / ``key: value`` / ``---``) may set ``id``, ``title``,
+    ``abstract`` and ``link``; other keys go to the metadata.
+    """
+    raw = _read(path)
+    if isinstance(raw, Failure):
+        yield raw
+        return
+    meta, body = _front_matter(raw)
+    title = meta.get("title") or markdown_title(body) or _title_from_name(path)
+    yield from _whole_file(path, "md", body, title, meta)
+
+
+def load_text(path: Path) -> LoadStream:
+    """A plain-text file; the title is the file name."""
+    raw = _read(path)
+    if isinstance(raw, Failure):
+        yield raw
+        return
+    yield from _whole_file(path, "txt", raw, _title_from_name(path), {})
+
+
+class _MainTextParser(HTMLParser):
+    """Collects an HTML page's title, description, canonical link and visible text.
+
+    Text inside scripts, styles and page furniture (navigation, header, footer,
+    asides, forms) is dropped; when the page marks its content with ``<main>``
+    or ``<article>``, only that content is kept.
+    """
+
+    SKIP = frozenset({"script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside", "form", "head"})
+    MAIN = frozenset({"main", "article"})
+    BLOCK = frozenset({"p", "div", "br", "li", "ul", "ol", "tr", "table", "section", "blockquote", "pre",
+                       "h1", "h2", "h3", "h4", "h5", "h6", "dd", "dt", "figcaption", "hr"})
+    VOID = frozenset({"br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source", "wbr"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.title = ""
+        self.h1 = ""
+        self.description = ""
+        self.canonical = ""
+        self._skip_depth = 0
+        self._main_depth = 0
+        self._in_title = False
+        self._in_h1 = False
+        self._all: list[str] = []
+        self._main: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: (v or "") for k, v in attrs}
+        if tag == "title":
+            self._in_title = True
+        elif tag == "meta" and values.get("name", "").lower() == "description":
+            self.description = values.get("content", "").strip()
+        elif tag == "link" and "canonical" in values.get("rel", "").lower().split():
+            self.canonical = values.get("href", "").strip()
+        if tag in self.VOID:
+            if tag in self.BLOCK:
+                self._emit("\n")
+            return
+        if tag in self.SKIP:
+            self._skip_depth += 1
+        if tag in self.MAIN:
+            self._main_depth += 1
+        if tag == "h1":
+            self._in_h1 = True
+        if tag in self.BLOCK:
+            self._emit("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self._in_title = False
+        if tag in self.SKIP and self._skip_depth:
+            self._skip_depth -= 1
+        if tag in self.MAIN and self._main_depth:
+            self._main_depth -= 1
+        if tag == "h1":
+            self._in_h1 = False
+        if tag in self.BLOCK:
+            self._emit("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data
+            return
+        if self._in_h1 and not self._skip_depth:
+            self.h1 += data
+        if not self._skip_depth:
+            self._emit(data)
+
+    def _emit(self, data: str) -> None:
+        self._all.append(data)
+        if self._main_depth:
+            self._main.append(data)
+
+    def main_text(self) -> str:
+        chunks = self._main if "".join(self._main).strip() else self._all
+        lines = (" ".join(line.split()) for line in "".join(chunks).splitlines())
+        return "\n".join(line for line in lines if line)
+
+
+def load_html(path: Path) -> LoadStream:
+    """An HTML page: title from ``<title>`` (else the first ``<h1>``, else the file name), main text."""
+    raw = _read(path)
+    if isinstance(raw, Failure):
+        yield raw
+        return
+    parser = _MainTextParser()
+    try:
+        parser.feed(raw)
+        parser.close()
+    except Exception as exc:  # html.parser is lenient; anything it raises is a bad file, not a bug
+        yield Failure(str(path), f"cannot parse HTML ({one_line(exc)})")
+        return
+    title = " ".join(parser.title.split()) or " ".join(parser.h1.split()) or _title_from_name(path)
+    extra = {"abstract": parser.description}
+    if parser.canonical.startswith(("http://", "https://")):
+        extra["link"] = parser.canonical
+    yield from _whole_file(path, "html", parser.main_text(), title, extra)

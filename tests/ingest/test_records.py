@@ -1,0 +1,124 @@
+"""JSONL/JSON records, BEIR folders and HotpotQA/HippoRAG corpora."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import json
+from pathlib import Path
+
+
+from navicite.documents import Document, content_id
+from navicite.ingest.base import Failure
+from navicite.ingest.records import FieldMapping, load_beir, load_json, load_jsonl, load_title_corpus, record_to_document
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def split(items: list) -> tuple[list[Document], list[Failure]]:
+    return [i for i in items if isinstance(i, Document)], [i for i in items if isinstance(i, Failure)]
+
+
+def test_default_names_are_recognised_and_extras_go_to_metadata() -> None:
+    record = {"ID": "x1", "Title": "T", "body": "B", "Abstract": "A", "url": "https://e.org/x1", "year": 2020}
+    doc = record_to_document(record, FieldMapping(), "f:1")
+    assert doc == Document(id="x1", title="T", abstract="A", text="B", link="https://e.org/x1", metadata={"year": 2020})
+
+
+def test_explicit_mapping_and_dotted_paths() -> None:
+    record = {
+        "control_number": 1234,
+        "titles": [{"title": "First title"}, {"title": "Second"}],
+        "abstracts": [{"value": "An abstract."}],
+        "paper": {"full": "The full text."},
+    }
+    mapping = FieldMapping(id="control_number", text="paper.full")
+    doc = record_to_document(record, mapping, "f:1")
+    assert isinstance(doc, Document)
+    assert (doc.id, doc.title, doc.abstract, doc.text) == ("1234", "First title", "An abstract.", "The full text.")
+    assert doc.metadata == {}
+
+
+def test_beir_metadata_is_merged_not_nested() -> None:
+    doc = record_to_document({"_id": "7", "title": "t", "text": "x", "metadata": {"year": 1999}}, FieldMapping(), "f:1")
+    assert doc.metadata == {"year": 1999}
+
+
+def test_missing_id_is_derived_from_content_and_stable() -> None:
+    record = {"title": "Same", "text": "Same text"}
+    first = record_to_document(record, FieldMapping(), "a:1")
+    second = record_to_document(dict(record), FieldMapping(), "b:9")
+    assert first.id == second.id == content_id("Same", "", "Same text")
+    other = record_to_document({"title": "Same", "text": "Other text"}, FieldMapping(), "a:2")
+    assert other.id != first.id
+
+
+def test_jsonl_bad_line_and_empty_record_name_their_line(tmp_path: Path, write_jsonl: Callable[..., Path]) -> None:
+    path = write_jsonl(tmp_path / "c.jsonl", [
+        {"id": "1", "title": "one", "text": "first"},
+        '{"id": "2", "title": broken',
+        {"id": "3", "year": 2001},
+        "[1, 2]",
+        {"id": "5", "text": "fifth"},
+    ])
+    docs, failures = split(list(load_jsonl(path, FieldMapping())))
+    assert [d.id for d in docs] == ["1", "5"]
+    assert [f.path for f in failures] == [f"{path}:2", f"{path}:3", f"{path}:4"]
+    assert "malformed JSON" in failures[0].reason
+    assert "no title and no text" in failures[1].reason
+    assert "expected a JSON object" in failures[2].reason
+
+
+def test_json_array_and_single_object(tmp_path: Path) -> None:
+    array = tmp_path / "a.json"
+    array.write_text(json.dumps([{"doi": "10.1/x", "title": "A"}, {"nothing": True}]), encoding="utf-8")
+    docs, failures = split(list(load_json(array, FieldMapping())))
+    assert [d.id for d in docs] == ["10.1/x"]
+    assert failures == [Failure(f"{array}#1", "record has no title and no text")]
+    single = tmp_path / "one.json"
+    single.write_text(json.dumps({"title": "Only", "contents": "body"}), encoding="utf-8")
+    docs, failures = split(list(load_json(single, FieldMapping())))
+    assert [(d.title, d.text) for d in docs] == [("Only", "body")] and not failures
+
+
+def test_malformed_json_file_is_one_failure(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text("[{", encoding="utf-8")
+    items = list(load_json(path, FieldMapping()))
+    assert len(items) == 1 and isinstance(items[0], Failure) and items[0].path == str(path)
+
+
+def test_beir_folder_reads_only_the_corpus(tmp_path: Path, write_beir: Callable[..., Path]) -> None:
+    folder = write_beir(tmp_path / "beir", [{"_id": "d1", "title": "t1", "text": "x"}, {"_id": "d2", "title": "t2", "text": "y"}])
+    docs, failures = split(list(load_beir(folder, FieldMapping())))
+    assert [d.id for d in docs] == ["d1", "d2"] and not failures
+
+
+def test_beir_folder_without_corpus_is_a_failure(tmp_path: Path) -> None:
+    items = list(load_beir(tmp_path, FieldMapping()))
+    assert len(items) == 1 and "no corpus.jsonl" in items[0].reason
+
+
+def test_title_corpus_gives_one_document_per_title(tmp_path: Path) -> None:
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps({"Alpha": ["Alpha is a letter.", " It comes first."], "Beta": ["Beta follows."]}), encoding="utf-8")
+    docs, failures = split(list(load_title_corpus(path, FieldMapping())))
+    assert [(d.title, d.text) for d in docs] == [("Alpha", "Alpha is a letter. It comes first."), ("Beta", "Beta follows.")]
+    assert docs[0].id == content_id("title", "Alpha") and not failures
+    # json format recognises the same shape
+    assert [d.id for d in split(list(load_json(path, FieldMapping())))[0]] == [d.id for d in docs]
+
+
+def test_shared_hotpotqa_and_musique_corpora() -> None:
+    hotpot, failed = split(list(load_title_corpus(DATA / "hotpotqa" / "hipporag-train-corpus.json", FieldMapping())))
+    assert len(hotpot) == 994 and len({d.id for d in hotpot}) == 994 and not failed
+    musique, failed = split(list(load_title_corpus(DATA / "musique" / "hipporag-train-corpus.json", FieldMapping())))
+    # MuSiQue repeats titles across paragraphs, so ids come from title and text together.
+    assert len(musique) == 1890 and len({d.id for d in musique}) == 1890 and not failed
+
+
+def test_title_corpus_format_rejects_other_objects(tmp_path: Path) -> None:
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps({"title": "x", "text": "y"}), encoding="utf-8")
+    [item] = list(load_title_corpus(path, FieldMapping()))
+    assert isinstance(item, Failure) and "not a title -> sentences corpus" in item.reason

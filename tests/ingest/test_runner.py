@@ -1,0 +1,107 @@
+"""The ingest runner against the real tantivy index."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import json
+from pathlib import Path
+
+import pytest
+
+from navicite import index as index_package
+from navicite.config import Settings, load_settings
+from navicite.errors import UserInputError
+from navicite.ingest import IngestProgress, ingest
+
+
+def settings_for(home: Path, *overrides: str) -> Settings:
+    return load_settings(home, list(overrides))
+
+
+@pytest.fixture
+def mixed_folder(tmp_path: Path, write_pdf: Callable[..., Path], write_jsonl: Callable[..., Path],
+                 write_beir: Callable[..., Path]) -> Path:
+    """One file of every format, one broken PDF and one JSONL line that does not parse."""
+    docs = tmp_path / "docs"
+    (docs / "web").mkdir(parents=True)
+    write_pdf(docs / "report.pdf", [["Solar panel efficiency", "Perovskite cells degrade in humidity."]])
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4\nnot a pdf at all\n")
+    (docs / "web" / "page.html").write_text("<title>Bees</title><p>Honey bees pollinate almonds.</p>", encoding="utf-8")
+    (docs / "notes.md").write_text("# Glaciers\n\nGlaciers retreat as summers warm.", encoding="utf-8")
+    (docs / "plain.txt").write_text("Tea contains theanine.", encoding="utf-8")
+    write_jsonl(docs / "records.jsonl", [{"id": "r1", "title": "Rust", "text": "Iron oxidises."}, "{oops",
+                                         {"id": "r2", "text": "Copper turns green."}])
+    write_beir(docs / "beir", [{"_id": "b1", "title": "Moss", "text": "Moss grows on north sides."}])
+    (docs / "hotpot.json").write_text(json.dumps({"Volcano": ["A volcano erupts.", " Lava flows."]}), encoding="utf-8")
+    return docs
+
+
+def test_mixed_folder_failures_and_idempotent_reingest(tmp_path: Path, mixed_folder: Path) -> None:
+    docs = mixed_folder
+    settings = settings_for(tmp_path / "home")
+    first = ingest([docs], settings)
+    # report.pdf, page.html, notes.md, plain.txt, r1, r2, b1, Volcano
+    assert (first.added, first.replaced, first.unchanged) == (8, 0, 0)
+    assert sorted(f.path for f in first.failed) == sorted([str(docs / "broken.pdf"), f"{docs / 'records.jsonl'}:2"])
+    index = index_package.create(settings)
+    assert index.count() == 8
+    assert index.get("b1").title == "Moss"
+
+    again = ingest([docs], settings)
+    assert (again.added, again.replaced, again.unchanged) == (0, 0, 8)
+
+    (docs / "notes.md").write_text("# Glaciers\n\nGlaciers retreat faster now.", encoding="utf-8")
+    edited = ingest([docs / "notes.md"], settings)
+    assert (edited.added, edited.replaced, edited.unchanged) == (0, 1, 0) and edited.ok
+    assert index_package.create(settings).count() == 8
+
+
+def test_duplicate_ids_last_wins_across_batches(tmp_path: Path, write_jsonl: Callable[..., Path]) -> None:
+    path = write_jsonl(tmp_path / "dups.jsonl", [
+        {"id": "a", "text": "first a"}, {"id": "b", "text": "b"}, {"id": "c", "text": "c"},
+        {"id": "a", "text": "second a"}, {"id": "b", "text": "b again"}, {"id": "b", "text": "b last"},
+    ])
+    settings = settings_for(tmp_path / "home", "ingest.batch_size=2")
+    summary = ingest([path], settings)
+    assert (summary.added, summary.replaced, summary.unchanged) == (3, 0, 0)
+    assert summary.duplicates == ["a", "b"]
+    index = index_package.create(settings)
+    assert index.count() == 3
+    assert index.get("a").text == "second a" and index.get("b").text == "b last"
+
+
+def test_crash_mid_run_keeps_completed_batches(tmp_path: Path, write_jsonl: Callable[..., Path]) -> None:
+    path = write_jsonl(tmp_path / "many.jsonl", [{"id": f"d{i}", "text": f"document number {i}"} for i in range(10)])
+    settings = settings_for(tmp_path / "home", "ingest.batch_size=3")
+    seen: list[IngestProgress] = []
+
+    def stop_after_two_batches(event: IngestProgress) -> None:
+        seen.append(event)
+        if event.documents >= 6:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ingest([path], settings, progress=stop_after_two_batches)
+    index = index_package.create(settings)
+    assert sorted(index.ids()) == [f"d{i}" for i in range(6)]
+    resumed = ingest([path], settings)
+    assert (resumed.added, resumed.unchanged) == (4, 6)
+
+
+def test_missing_path_changes_nothing(tmp_path: Path) -> None:
+    good = tmp_path / "good.txt"
+    good.write_text("some text", encoding="utf-8")
+    home = tmp_path / "home"
+    with pytest.raises(UserInputError, match="missing.txt"):
+        ingest([good, tmp_path / "missing.txt"], settings_for(home))
+    assert not home.exists()
+
+
+def test_progress_reports_every_file(tmp_path: Path) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (tmp_path / name).write_text(f"text of {name}", encoding="utf-8")
+    events: list[IngestProgress] = []
+    summary = ingest([tmp_path], settings_for(tmp_path / ".home"), progress=events.append)
+    assert summary.added == 3 and summary.seconds > 0 and summary.docs_per_second > 0
+    assert [(e.files_done, e.files_total, e.documents) for e in events] == [(1, 3, 1), (2, 3, 2), (3, 3, 3)]

@@ -1,0 +1,97 @@
+"""Markdown, plain text and HTML files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from navicite.documents import Document
+from navicite.ingest.base import Failure
+from navicite.ingest.text_files import load_html, load_markdown, load_text, markdown_title
+
+
+def only(items: list) -> Document:
+    assert len(items) == 1 and isinstance(items[0], Document), items
+    return items[0]
+
+
+def test_markdown_title_from_first_heading(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("Some intro line.\n\n## Methods\n\ntext\n\n# Later top heading\n", encoding="utf-8")
+    doc = only(list(load_markdown(path)))
+    assert doc.title == "Methods"
+    assert "Some intro line." in doc.text and doc.metadata["format"] == "md"
+    assert doc.link == path.resolve().as_uri()
+
+
+def test_markdown_setext_heading_and_file_name_fallback(tmp_path: Path) -> None:
+    assert markdown_title("Big Title\n=========\n\nbody") == "Big Title"
+    assert markdown_title("plain words only") == ""
+    path = tmp_path / "my_field_notes.md"
+    path.write_text("no heading here", encoding="utf-8")
+    assert only(list(load_markdown(path))).title == "my field notes"
+
+
+def test_markdown_front_matter_sets_id_title_link(tmp_path: Path) -> None:
+    path = tmp_path / "p.md"
+    path.write_text("---\nid: paper-1\ntitle: \"Given Title\"\nlink: https://x.org/1\nlicense: CC BY 4.0\n---\n# Heading\nbody\n",
+                    encoding="utf-8")
+    doc = only(list(load_markdown(path)))
+    assert (doc.id, doc.title, doc.link) == ("paper-1", "Given Title", "https://x.org/1")
+    assert doc.metadata["license"] == "CC BY 4.0" and "id:" not in doc.text
+
+
+def test_same_file_keeps_its_id_when_edited(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("first version", encoding="utf-8")
+    before = only(list(load_text(path)))
+    path.write_text("second version", encoding="utf-8")
+    after = only(list(load_text(path)))
+    assert before.id == after.id and before.fingerprint != after.fingerprint
+
+
+def test_text_title_is_file_name_and_legacy_encoding_loads(tmp_path: Path) -> None:
+    path = tmp_path / "caf_menu.txt"
+    path.write_bytes("Café crème\nsecond line".encode("cp1252"))
+    doc = only(list(load_text(path)))
+    assert doc.title == "caf menu" and doc.text.startswith("Café crème")
+
+
+def test_empty_and_binary_text_files_fail(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("   \n", encoding="utf-8")
+    binary = tmp_path / "blob.txt"
+    binary.write_bytes(b"\x00\x01\x02abc")
+    for path, reason in ((empty, "empty"), (binary, "binary")):
+        items = list(load_text(path))
+        assert len(items) == 1 and isinstance(items[0], Failure) and reason in items[0].reason, items
+
+
+HTML = """<!doctype html><html><head><title> Tide  Pools </title>
+<meta name="description" content="Life between the tides.">
+<link rel="canonical" href="https://example.org/tide">
+<style>body { color: red }</style><script>var tracking = 1;</script></head>
+<body><nav><a href="/">Home</a> | <a href="/about">About</a></nav>
+<header>Site banner</header>
+<main><h1>Rock pools</h1><p>Anemones &amp; crabs live in <b>rock</b> pools.</p><ul><li>Starfish</li></ul></main>
+<footer>Copyright notice</footer><script>more()</script></body></html>"""
+
+
+def test_html_main_text_without_scripts_styles_and_nav(tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_text(HTML, encoding="utf-8")
+    doc = only(list(load_html(path)))
+    assert doc.title == "Tide Pools"
+    assert doc.abstract == "Life between the tides."
+    assert doc.link == "https://example.org/tide"
+    assert doc.text.splitlines() == ["Rock pools", "Anemones & crabs live in rock pools.", "Starfish"]
+    for noise in ("tracking", "color", "Home", "banner", "Copyright", "more()"):
+        assert noise not in doc.text
+
+
+def test_html_without_main_keeps_body_and_takes_h1_title(tmp_path: Path) -> None:
+    path = tmp_path / "bare.htm"
+    path.write_text("<html><body><h1>Heading One</h1><p>Para one.</p><div>Para two.</div></body></html>", encoding="utf-8")
+    doc = only(list(load_html(path)))
+    assert doc.title == "Heading One"
+    assert doc.text.splitlines() == ["Heading One", "Para one.", "Para two."]
+    assert doc.link == path.resolve().as_uri()
