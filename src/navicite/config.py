@@ -39,7 +39,8 @@ class IndexSettings(Section):
     body_boost: float = Field(1.0, gt=0)
     writer_heap_mb: int = Field(256, ge=16, description="Memory for the index writer.")
     writer_threads: int = Field(1, ge=1, le=16)
-    stemming: bool = Field(True, description="English stemming of words in the index.")
+    stemming: bool = Field(True, description="English stemming of words in the index (fixed when the index is created).")
+    lock_wait_s: float = Field(5.0, ge=0, description="How long a write waits for another process's writer to finish.")
 
 
 class IngestSettings(Section):
@@ -53,7 +54,10 @@ class IngestSettings(Section):
 class LLMSettings(Section):
     """The chat model: embedded llama.cpp by default, or any OpenAI-compatible server."""
 
-    backend: Literal["embedded", "openai", "none"] = "embedded"
+    backend: str = Field(
+        "embedded",
+        description="'embedded' (llama.cpp in-process), 'openai' (any OpenAI-compatible server), 'none' (no LLM: stages fall back), or a backend added with navicite.llm.register_backend.",
+    )
     model: str = Field(
         "qwen2.5-coder-1.5b",
         description="Embedded: 'qwen2.5-coder-1.5b', 'qwen2.5-coder-0.5b' or a GGUF path. OpenAI: the served model name.",
@@ -69,6 +73,10 @@ class LLMSettings(Section):
     retries: int = Field(3, ge=0, le=10)
     cache: bool = True
     seed: int = 0
+    structured_output: Literal["auto", "json_schema", "prompt"] = Field(
+        "auto",
+        description="OpenAI backend: 'json_schema' response format, 'prompt' (schema in the prompt, parse, repair), or 'auto' (the first, falling back to the second when the server refuses it).",
+    )
 
 
 class EmbedSettings(Section):
@@ -86,6 +94,13 @@ class RetrieveSettings(Section):
     max_queries: int = Field(10, ge=1)
     or_group_cap: int = Field(5, ge=1)
     concurrency: int = Field(4, ge=1)
+    analysis_max_tokens: int = Field(384, ge=64, description="Budget of the keyword-analysis reply.")
+    feedback_docs: int = Field(10, ge=1, description="Top BM25 documents read by the statistical fallback's expansion.")
+    bm25_depth: int = Field(300, ge=0, description="Flat-question BM25 hits whose scores feed the reranker (0: none).")
+    noise_terms: list[str] = Field(
+        default_factory=lambda: ["image", "photo", "poster", "slides", "review", "patent", "dataset", "press"],
+        description="Words whose documents portfolio S excludes.",
+    )
 
 
 class RerankSettings(Section):
@@ -95,6 +110,10 @@ class RerankSettings(Section):
     model: str | None = None
     top_n: int = Field(50, ge=1)
     max_length: int = Field(256, ge=16)
+    batch_size: int = Field(16, ge=1, description="Pairs per cross-encoder forward pass.")
+    dense_weight: float = Field(0.5, ge=0.0, description="Hybrid: weight of the embedding cosine.")
+    bm25_weight: float = Field(0.3, ge=0.0, description="Hybrid: weight of the flat-question BM25 score.")
+    agreement_weight: float = Field(0.2, ge=0.0, description="Hybrid: weight of portfolio agreement.")
 
 
 class NavigateSettings(Section):
@@ -105,8 +124,17 @@ class NavigateSettings(Section):
     max_titles: int = Field(4, ge=1)
     leaf_token_budget: int = Field(1536, ge=128)
     max_topics_per_level: int = Field(12, ge=2)
-    step_budget: int = Field(12, ge=1)
-    concurrency: int = Field(2, ge=1)
+    step_budget: int = Field(12, ge=1, description="Most model calls one navigation may make.")
+    concurrency: int = Field(2, ge=1, description="Parallel model calls while building (refine) and navigating (subtrees).")
+    segments_per_call: int = Field(2, ge=1, le=8, description="Segments placed by one select call (fewer when the prompt would not fit).")
+    summary_words: int = Field(60, ge=10, description="Longest summary the select call writes per title.")
+    select_max_tokens: int = Field(420, ge=32, description="Reply budget of one select call.")
+    refine_max_tokens: int = Field(640, ge=32, description="Reply budget of one refine call.")
+    split_max_tokens: int = Field(200, ge=32, description="Reply budget of one split call.")
+    navigate_max_tokens: int = Field(160, ge=32, description="Reply budget of one navigation step.")
+    preview_words: int = Field(50, ge=5, description="Words of a child's content shown when labelling a level.")
+    leaf_prompt_tokens: int = Field(1800, ge=128, description="Most passage tokens shown in one leaf step.")
+    memory: bool = Field(False, description="Navigate with the memory variant (question type and source-grounded notes).")
 
 
 class GenerateSettings(Section):
@@ -117,6 +145,16 @@ class GenerateSettings(Section):
     context_budget_tokens: int = Field(2500, ge=256)
     support_threshold: float = Field(0.5, ge=0.0, le=1.0)
     align: Literal["batched", "per-sentence"] = "batched"
+    max_source_tokens: int = Field(400, ge=32, description="Longest text of one source in the prompt; longer texts are cut at a sentence end.")
+    draft_max_tokens: int = Field(450, ge=32, description="Longest drafted answer.")
+    section_sentences: int = Field(3, ge=1, le=10, description="Most sentences per answer section (introduction, body, conclusion).")
+    short_answer: bool = Field(False, description="Ask for the answer phrase first (for exact-match benchmarks).")
+    verifier: Literal["lexical", "llm", "hybrid"] = Field(
+        "hybrid", description="Support scorer: word overlap, the LLM as a yes/no judge, or overlap first and the judge when unsure."
+    )
+    lexical_accept: float = Field(0.8, ge=0.0, le=1.0, description="Hybrid: overlap at or above this is accepted without asking the judge.")
+    judge_max_calls: int = Field(16, ge=0, description="Most judge calls per answer; beyond it the lexical score decides.")
+    language_retry: bool = Field(True, description="Redraft once when the draft is not in the question's language.")
 
 
 class ServerSettings(Section):

@@ -36,6 +36,9 @@ def _root(
         Optional[list[str]],
         typer.Option("--set", "-s", help="Override a setting: section.key=value (repeatable), e.g. -s llm.threads=2."),
     ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the LLM cache for this command.")
+    ] = False,
     version: Annotated[
         bool, typer.Option("--version", help="Print the version and exit.", is_eager=True)
     ] = False,
@@ -47,7 +50,7 @@ def _root(
         raise typer.Exit()
     st = state(ctx)
     st.home = home
-    st.overrides = list(set_ or [])
+    st.overrides = list(set_ or []) + (["llm.cache=false"] if no_cache else [])
 
 
 def _register() -> None:

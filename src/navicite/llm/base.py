@@ -6,6 +6,7 @@ object or raises :class:`LLMOutputError`, which stages catch to fall back.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeVar, runtime_checkable
@@ -61,18 +62,30 @@ class Usage:
     completion_tokens: int = 0
     seconds: float = 0.0
     cache_hit: bool = False
+    #: Time the backend spent reading the prompt and writing the reply, where it reports them
+    #: (llama.cpp does); ``None`` otherwise. ``navicite llm check`` turns them into tokens/s.
+    prompt_ms: float | None = None
+    generation_ms: float | None = None
 
 
 @dataclass
 class UsageLog:
-    """Every call's usage, with per-stage totals."""
+    """Every call's usage, with per-stage totals. Safe to share between threads."""
 
     calls: list[Usage] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def record(self, usage: Usage) -> None:
+        """Append one call's usage."""
+        with self._lock:
+            self.calls.append(usage)
 
     def totals(self) -> dict[str, dict[str, float]]:
         """Per stage: calls, cache hits, prompt and completion tokens, seconds."""
         out: dict[str, dict[str, float]] = {}
-        for u in self.calls:
+        with self._lock:
+            calls = list(self.calls)
+        for u in calls:
             t = out.setdefault(u.stage, {"calls": 0, "cache_hits": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0})
             t["calls"] += 1
             t["cache_hits"] += int(u.cache_hit)
@@ -94,6 +107,10 @@ class LLM(Protocol):
 
     def complete(self, messages: list[Message], options: CallOptions | None = None) -> str:
         """Text reply."""
+        ...
+
+    def count_tokens(self, messages: list[Message]) -> int:
+        """Prompt tokens of ``messages`` (exact where the backend has the tokenizer, else an estimate)."""
         ...
 
     def complete_json(self, messages: list[Message], schema: type[T], options: CallOptions | None = None) -> T:

@@ -1,0 +1,71 @@
+"""The OpenAI chat-completions wire format, shared by the embedded and the HTTP backend.
+
+xllamacpp's in-process server and every OpenAI-compatible HTTP server take the
+same request body and send the same reply and stream chunks; llama.cpp adds
+``timings`` (prompt and generation milliseconds), which become
+:attr:`Usage.prompt_ms` / :attr:`Usage.generation_ms`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from navicite.llm.core import ChatRequest, Completion
+
+
+def chat_body(request: ChatRequest, *, stream: bool, model: str | None = None, schema: bool = True) -> dict[str, Any]:
+    """The request body for ``request``; ``schema=False`` leaves out the response format."""
+    body: dict[str, Any] = {
+        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "max_tokens": request.max_tokens,
+        "temperature": request.temperature,
+        "seed": request.seed,
+        "stream": stream,
+    }
+    if model is not None:
+        body["model"] = model
+    if request.stop:
+        body["stop"] = list(request.stop)
+    if request.json_schema is not None and schema:
+        body["response_format"] = {"type": "json_schema", "json_schema": {"name": "reply", "schema": request.json_schema}}
+    if stream:
+        body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def completion_from(data: dict[str, Any], text: str | None = None, finish_reason: str | None = None) -> Completion:
+    """A :class:`Completion` from a whole reply (or, with ``text`` given, from a stream's last chunk)."""
+    if text is None:
+        choice = data["choices"][0]
+        text = (choice.get("message") or {}).get("content") or ""
+        finish_reason = choice.get("finish_reason")
+    usage = data.get("usage") or {}
+    timings = data.get("timings") or {}
+    return Completion(
+        text=text,
+        prompt_tokens=int(usage.get("prompt_tokens") or timings.get("prompt_n") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or timings.get("predicted_n") or 0),
+        finish_reason=finish_reason or "stop",
+        prompt_ms=timings.get("prompt_ms"),
+        generation_ms=timings.get("predicted_ms"),
+    )
+
+
+def stream_pieces(
+    chunks: Iterable[dict[str, Any]], check: Callable[[dict[str, Any]], None] | None = None
+) -> Iterator[str | Completion]:
+    """Text pieces of a chunk stream, then a :class:`Completion` with its usage (text left empty)."""
+    finish = "stop"
+    last: dict[str, Any] = {}
+    for chunk in chunks:
+        if check is not None:
+            check(chunk)
+        if chunk.get("usage") or chunk.get("timings"):
+            last = chunk
+        for choice in chunk.get("choices") or []:
+            piece = (choice.get("delta") or {}).get("content")
+            if piece:
+                yield piece
+            finish = choice.get("finish_reason") or finish
+    yield completion_from(last, text="", finish_reason=finish)
