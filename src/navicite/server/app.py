@@ -1,0 +1,108 @@
+"""The FastAPI application: API routers under ``/v1``, the web page at ``/``, error mapping.
+
+``create_app(settings, engine)`` builds a fresh app around one :class:`Engine`, so
+every request shares the same index handle and the same model (the engine's model
+limits its own concurrency). Blocking engine work runs in worker threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from navicite import __version__
+from navicite.config import Settings
+from navicite.errors import DocumentNotFound, NaviciteError, QuerySyntaxError, UserInputError
+from navicite.server.auth import require_key
+from navicite.server.routes import ask, documents, search, system, trees
+from navicite.server.uploads import UnsupportedUpload, UploadTooLarge
+
+if TYPE_CHECKING:
+    from navicite.pipeline import Engine
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+#: The page loads only its own script and style, so injected markup could not run code
+#: even if some text slipped past the DOM-building code.
+_PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def _status_of(exc: NaviciteError) -> int:
+    if isinstance(exc, UploadTooLarge):
+        return 413
+    if isinstance(exc, UnsupportedUpload):
+        return 415
+    if isinstance(exc, DocumentNotFound):
+        return 404
+    if isinstance(exc, UserInputError):
+        return 400
+    from navicite.llm.base import LLMUnavailableError
+
+    return 503 if isinstance(exc, LLMUnavailableError) else 500
+
+
+async def _navicite_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, NaviciteError)
+    body: dict[str, Any] = {"detail": str(exc), "error": type(exc).__name__}
+    if isinstance(exc, QuerySyntaxError):
+        body["position"] = exc.position
+    return JSONResponse(body, status_code=_status_of(exc))
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    problems = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
+    return JSONResponse({"detail": "bad request: " + "; ".join(problems), "error": "ValidationError"}, status_code=422)
+
+
+def create_app(settings: Settings, engine: Engine | None = None) -> FastAPI:
+    """The navicite web app for one collection.
+
+    Args:
+        settings: the collection's settings (``server`` section: api key, upload limit).
+        engine: the engine to serve; one is created from ``settings`` when omitted.
+    """
+    if engine is None:
+        from navicite.pipeline import Engine  # imports the retrieval and generation stages
+
+        engine = Engine(settings)
+    app = FastAPI(
+        title="navicite",
+        version=__version__,
+        description="Question answering over a document collection; every factual sentence cites its source.",
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.write_lock = threading.Lock()
+    app.add_exception_handler(NaviciteError, _navicite_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+
+    app.include_router(system.router, prefix="/v1")
+    for module in (ask, search, documents, trees):
+        app.include_router(module.router, prefix="/v1", dependencies=[Depends(require_key)])
+
+    @app.middleware("http")
+    async def page_headers(request: Request, call_next: Any) -> Any:
+        response = await call_next(request)
+        if request.url.path == "/" or request.url.path.startswith("/static/"):
+            response.headers.update(_PAGE_HEADERS)
+        return response
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app
+

@@ -1,0 +1,93 @@
+"""``POST /v1/ask``: a cited answer, as one JSON object or as server-sent events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
+from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+
+from navicite.errors import NaviciteError
+from navicite.server.schemas import AskRequest
+
+router = APIRouter(tags=["answers"])
+log = logging.getLogger(__name__)
+
+#: Seconds between keep-alive comments while no event is ready.
+HEARTBEAT_S = 15.0
+
+
+def sse_frame(kind: str, data: dict[str, Any]) -> str:
+    """One server-sent event; JSON without indentation keeps ``data`` on a single line."""
+    return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+
+
+def _payload(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    if kind == "answer":
+        return data["answer"].to_dict()
+    return data
+
+
+async def answer_events(events: Iterator[Any], heartbeat_s: float = HEARTBEAT_S) -> AsyncIterator[str]:
+    """Engine events as SSE frames; each step of the engine runs in a worker thread.
+
+    While a stage runs without events (retrieval can take a minute on a busy
+    machine) a comment line goes out every ``heartbeat_s`` seconds, so proxies and
+    clients do not take the quiet connection for a dead one. A failure after the
+    response has started cannot change the status code any more, so it is sent as
+    a final ``error`` event with the reason.
+    """
+    steps = iterate_in_threadpool(events)
+    pending: asyncio.Future[Any] | None = None
+    try:
+        while True:
+            if pending is None:
+                pending = asyncio.ensure_future(steps.__anext__())
+            done, _ = await asyncio.wait({pending}, timeout=heartbeat_s)
+            if not done:
+                yield ": still working\n\n"
+                continue
+            finished, pending = pending, None
+            try:
+                event = finished.result()
+            except StopAsyncIteration:
+                return
+            yield sse_frame(event.kind, _payload(event.kind, event.data))
+    except NaviciteError as exc:
+        yield sse_frame("error", {"detail": str(exc), "error": type(exc).__name__})
+    except Exception as exc:  # the client must learn the answer failed rather than wait forever
+        log.exception("streamed answer failed")
+        yield sse_frame("error", {"detail": f"internal error ({type(exc).__name__}); see the server log", "error": "InternalError"})
+    finally:
+        if pending is not None:  # the client went away mid-stage
+            pending.cancel()
+
+
+@router.post(
+    "/ask",
+    summary="Answer a question with cited sentences",
+    responses={200: {"content": {"text/event-stream": {}}, "description": "The answer object, or events when stream=true."}},
+)
+async def ask(body: AskRequest, request: Request) -> Any:
+    """Retrieve sources for the question and write an answer whose factual sentences cite them.
+
+    With ``stream=true`` the reply is ``text/event-stream``: ``stage`` events as
+    stages finish, ``token`` events with draft text, ``reset`` when the draft is
+    rewritten, then one ``answer`` event with the same object the plain request returns
+    (or an ``error`` event).
+    """
+    engine = request.app.state.engine
+    if body.stream:
+        events = engine.ask_stream(body.question, body.mode)
+        return StreamingResponse(
+            answer_events(events),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+    answer = await run_in_threadpool(engine.ask, body.question, body.mode)
+    return answer.to_dict()

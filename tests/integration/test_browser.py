@@ -1,0 +1,163 @@
+"""The web page end to end in headless Chromium, with the real model behind ``navicite serve``.
+
+The collection is the bundled sample plus one hostile document whose title and text
+carry markup (a ``<script>`` element, an ``onerror`` handler, a ``javascript:`` link).
+The test asks a question that this document answers, then checks that the answer
+arrived, that every ``[n]`` marker links to a listed source and shows its passage,
+and that the hostile markup appears as text and never became elements. A
+screenshot is saved in the test's temporary folder.
+
+Needs Debian's ``chromium`` and ``chromium-driver``; skipped only when they are absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from navicite.config import load_settings
+from navicite.ingest import ingest, sample_documents
+
+pytestmark = [pytest.mark.llm, pytest.mark.slow]
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+HOSTILE = {
+    "id": "000-hostile-tardigrade",
+    "title": "<img src=x onerror=\"window.__pwned=1\"> Tardigrade survival",
+    "text": "<script>window.__pwned=2</script> Tardigrades survive complete dehydration for up to ten years. "
+    "When water returns, tardigrades rehydrate and resume their normal activity within hours.",
+    "link": "javascript:window.__pwned=3",
+}
+QUESTION = "How long can tardigrades survive dehydration?"
+ANSWER_TIMEOUT_S = 1200
+#: A short answer from few sources keeps the real model's part to a minute or two.
+SERVE_SETTINGS = ["llm.threads=1", "generate.max_sources=2", "generate.draft_max_tokens=150",
+                  "generate.judge_max_calls=2", "generate.language_retry=false"]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_healthy(url: str, server: subprocess.Popen, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"navicite serve exited with {server.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/v1/health", timeout=2) as reply:
+                if json.load(reply)["status"] == "ok":
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError(f"navicite serve did not answer at {url} within {timeout:.0f}s")
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    home = tmp_path_factory.mktemp("browser-home")
+    records = home / "hostile.jsonl"
+    records.write_text(json.dumps(HOSTILE) + "\n", encoding="utf-8")
+    assert ingest([*sample_documents(), records], load_settings(home, SERVE_SETTINGS)).ok
+    port = _free_port()
+    log = (home / "serve.log").open("w")
+    args = [sys.executable, "-m", "navicite", "--home", str(home)]
+    for override in SERVE_SETTINGS:
+        args += ["-s", override]
+    server = subprocess.Popen(
+        [*args, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, server)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[object]:
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        pytest.skip("Debian chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", "--window-size=1400,1000", f"--user-data-dir={tmp_path / 'profile'}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_ask_in_the_page(server_url: str, browser, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver = browser
+    driver.get(server_url + "/")
+    wait = WebDriverWait(driver, 30)
+
+    # The documents panel lists the hostile document with its markup shown as text.
+    wait.until(lambda d: "Tardigrade survival" in d.find_element(By.ID, "documents").text)
+    assert HOSTILE["title"] in driver.find_element(By.ID, "documents").text
+
+    driver.find_element(By.ID, "question").send_keys(QUESTION)
+    driver.find_element(By.ID, "ask-button").click()
+    WebDriverWait(driver, ANSWER_TIMEOUT_S, poll_frequency=1).until(
+        lambda d: "answered in" in d.find_element(By.ID, "status").text or "error" in d.find_element(By.ID, "status").get_attribute("class")
+    )
+    status = driver.find_element(By.ID, "status")
+    assert "answered in" in status.text, status.text
+    assert driver.find_element(By.ID, "answer").text.strip()
+
+    # Every marker points at a listed source.
+    markers = driver.find_elements(By.CSS_SELECTOR, "#answer a.marker")
+    assert markers, "the answer shows no [n] markers"
+    listed = {li.get_attribute("id") for li in driver.find_elements(By.CSS_SELECTOR, "#sources li")}
+    for marker in markers:
+        target = marker.get_attribute("href").rsplit("#", 1)[1]
+        assert target in listed, (target, listed)
+        assert marker.text == f"[{target.removeprefix('src-')}]"
+
+    # Clicking a marker shows its passage.
+    markers[0].click()
+    passage = driver.find_element(By.ID, "passage")
+    wait.until(lambda d: passage.is_displayed())
+    assert passage.find_element(By.TAG_NAME, "blockquote").text.strip()
+
+    # The hostile markup is text everywhere: no element was created from it and nothing ran.
+    driver.save_screenshot(str(tmp_path / "answer.png"))
+    print(f"screenshot: {tmp_path / 'answer.png'}")
+    assert driver.execute_script("return window.__pwned === undefined")
+    injected = driver.execute_script(
+        "return document.querySelectorAll('#answer img, #answer script, #sources img, #sources script, "
+        "#passage img, #passage script, #documents img, #documents script, a[href^=\"javascript:\"]').length"
+    )
+    assert injected == 0
+    if "Tardigrade survival" in driver.find_element(By.ID, "sources").text:
+        assert HOSTILE["title"] in driver.find_element(By.ID, "sources").text
