@@ -33,7 +33,7 @@ class Section(BaseModel):
 class IndexSettings(Section):
     """The lexical index."""
 
-    backend: Literal["tantivy"] = "tantivy"
+    backend: str = Field("tantivy", description="Lexical index backend (registered name).")
     title_boost: float = Field(2.0, gt=0, description="Weight of a match in the title field.")
     abstract_boost: float = Field(1.0, gt=0)
     body_boost: float = Field(1.0, gt=0)
@@ -41,6 +41,9 @@ class IndexSettings(Section):
     writer_threads: int = Field(1, ge=1, le=16)
     stemming: bool = Field(True, description="English stemming of words in the index (fixed when the index is created).")
     lock_wait_s: float = Field(5.0, ge=0, description="How long a write waits for another process's writer to finish.")
+    writer_linger_s: float = Field(
+        1.0, ge=0, description="Seconds the index writer stays open after a write, so consecutive batches share it."
+    )
 
 
 class IngestSettings(Section):
@@ -48,7 +51,7 @@ class IngestSettings(Section):
 
     segment_words: int = Field(512, ge=16, description="Words per segment of a long document.")
     segment_overlap: float = Field(0.2, ge=0.0, lt=0.9, description="Share of a segment repeated in the next.")
-    batch_size: int = Field(1000, ge=1, description="Documents per committed batch.")
+    batch_size: int = Field(5000, ge=1, description="Documents per committed batch (a crash loses at most one).")
 
 
 class LLMSettings(Section):
@@ -97,6 +100,9 @@ class RetrieveSettings(Section):
     analysis_max_tokens: int = Field(384, ge=64, description="Budget of the keyword-analysis reply.")
     feedback_docs: int = Field(10, ge=1, description="Top BM25 documents read by the statistical fallback's expansion.")
     bm25_depth: int = Field(300, ge=0, description="Flat-question BM25 hits whose scores feed the reranker (0: none).")
+    flat_portfolio: bool = Field(
+        True, description="Also pool the flat question's top hits as portfolio B (a navicite addition to MPR's Q/S/F/G)."
+    )
     noise_terms: list[str] = Field(
         default_factory=lambda: ["image", "photo", "poster", "slides", "review", "patent", "dataset", "press"],
         description="Words whose documents portfolio S excludes.",

@@ -1,1 +1,182 @@
-"""Collection commands: ingest, search, docs, stats (filled in by the index and ingest work)."""
+"""Collection commands: ``search``, ``docs list|show|delete`` and ``stats``.
+
+Results go to stdout (a table, or JSON with ``--json``); hints and messages go
+to stderr.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from navicite.cli import app
+from navicite.cli.common import err_console, out_console, print_json, settings
+from navicite.errors import DocumentNotFound
+from navicite.index import LexicalIndex, create, free_text, parse_boolean
+from navicite.index.base import HIGHLIGHT_END, HIGHLIGHT_START
+
+EMPTY_HINT = "no documents yet: run navicite ingest PATH (or navicite ingest --sample)"
+
+docs_app = typer.Typer(help="List, show and delete documents of the collection.", no_args_is_help=True)
+app.add_typer(docs_app, name="docs")
+
+_HIGHLIGHT = re.compile(re.escape(HIGHLIGHT_START) + "(.+?)" + re.escape(HIGHLIGHT_END))
+
+
+def _index(ctx: typer.Context) -> LexicalIndex:
+    return create(settings(ctx))
+
+
+def _hint_if_empty(index: LexicalIndex) -> bool:
+    """Print the ingest hint on stderr when the collection is empty; True if it was."""
+    if index.count() == 0:
+        err_console.print(EMPTY_HINT, highlight=False)
+        return True
+    return False
+
+
+def _rich_snippet(snippet: str) -> str:
+    """Snippet highlight marks as rich markup, with the text itself escaped."""
+    parts, last = [], 0
+    for match in _HIGHLIGHT.finditer(snippet):
+        parts.append(escape(snippet[last : match.start()]))
+        parts.append(f"[bold yellow]{escape(match.group(1))}[/]")
+        last = match.end()
+    parts.append(escape(snippet[last:]))
+    return "".join(parts)
+
+
+@app.command("search")
+def search_command(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="Words to look for, or a Boolean query with --boolean.")],
+    boolean: Annotated[
+        bool, typer.Option("--boolean", "-b", help='Boolean syntax: (a OR "b c") AND d* NOT e, title:word, word^2.')
+    ] = False,
+    k: Annotated[int, typer.Option("-k", "--top", min=1, max=1000, help="Number of results.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON on stdout.")] = False,
+) -> None:
+    """Search the collection (BM25). Free text never fails; --boolean reports syntax errors with their position."""
+    parsed = parse_boolean(query) if boolean else free_text(query)
+    index = _index(ctx)
+    empty = _hint_if_empty(index)
+    hits = [] if empty or parsed is None else index.search(parsed, k=k, snippets=True)
+    if as_json:
+        print_json([hit.to_dict() for hit in hits])
+        return
+    if empty:
+        return
+    if not hits:
+        err_console.print("no matching documents", highlight=False)
+        return
+    table = Table("#", "id", "title", "score", "snippet", show_lines=True)
+    for rank, hit in enumerate(hits, 1):
+        table.add_row(str(rank), escape(hit.doc_id), escape(hit.title), f"{hit.score:.2f}", _rich_snippet(hit.snippet))
+    out_console.print(table)
+
+
+@docs_app.command("list")
+def list_command(
+    ctx: typer.Context,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Most documents to list (0: all).")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+) -> None:
+    """List documents: id, title and number of words."""
+    index = _index(ctx)
+    empty = _hint_if_empty(index)
+    rows = []
+    for doc_id in index.ids():
+        if limit and len(rows) >= limit:
+            break
+        doc = index.get(doc_id)
+        if doc is not None:
+            rows.append({"id": doc.id, "title": doc.title, "words": doc.word_count, "link": doc.link})
+    if as_json:
+        print_json(rows)
+        return
+    if empty:
+        return
+    table = Table("id", "title", "words", title=f"{len(rows)} of {index.count()} documents")
+    for row in rows:
+        table.add_row(escape(row["id"]), escape(row["title"]), str(row["words"]))
+    out_console.print(table)
+
+
+@docs_app.command("show")
+def show_command(
+    ctx: typer.Context,
+    doc_id: Annotated[str, typer.Argument(help="Document id.", metavar="ID")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+) -> None:
+    """Print one document with all its fields."""
+    doc = _index(ctx).get(doc_id)
+    if doc is None:
+        raise DocumentNotFound(f"no document with id {doc_id!r}; list ids with: navicite docs list")
+    if as_json:
+        print_json(doc.to_dict())
+        return
+    out_console.print(f"[bold]{escape(doc.title) or '(no title)'}[/]  [dim]{escape(doc.id)}[/]")
+    if doc.link:
+        out_console.print(escape(doc.link), highlight=False)
+    for label, text in (("abstract", doc.abstract), ("text", doc.text)):
+        if text:
+            out_console.print(f"\n[bold]{label}[/]\n{escape(text)}", highlight=False)
+    if doc.metadata:
+        out_console.print("\n[bold]metadata[/]")
+        for key, value in doc.metadata.items():
+            out_console.print(f"  {escape(str(key))}: {escape(str(value))}", highlight=False)
+
+
+@docs_app.command("delete")
+def delete_command(
+    ctx: typer.Context,
+    doc_ids: Annotated[list[str], typer.Argument(help="Ids of the documents to delete.", metavar="ID...")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the deleted ids as JSON on stdout.")] = False,
+) -> None:
+    """Delete documents by id. If any id is unknown, nothing is deleted."""
+    index = _index(ctx)
+    wanted = list(dict.fromkeys(doc_ids))
+    unknown = [doc_id for doc_id in wanted if index.get(doc_id) is None]
+    if unknown:
+        listed = ", ".join(repr(u) for u in unknown[:20]) + (" ..." if len(unknown) > 20 else "")
+        raise DocumentNotFound(
+            f"{len(unknown)} unknown id(s): {listed}; nothing was deleted. Check the ids with: navicite docs list"
+        )
+    deleted = index.delete(wanted)
+    index.close()
+    if as_json:
+        print_json({"deleted": deleted, "documents": index.count()})
+        return
+    err_console.print(f"deleted {len(deleted)}: {', '.join(deleted)}; {index.count()} documents left", highlight=False)
+
+
+@app.command("stats")
+def stats_command(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+) -> None:
+    """Number of documents, their languages and the size of the index."""
+    index = _index(ctx)
+    empty = _hint_if_empty(index)
+    stats = index.stats()
+    data = {
+        "documents": stats.documents,
+        "languages": dict(sorted(stats.languages.items(), key=lambda kv: -kv[1])),
+        "size_bytes": stats.size_bytes,
+        "index_dir": str(settings(ctx).index_dir),
+    }
+    if as_json:
+        print_json(data)
+        return
+    if empty:
+        return
+    table = Table("", "value", title="collection")
+    table.add_row("documents", f"{stats.documents:,}")
+    table.add_row("languages", ", ".join(f"{lang} {n:,}" for lang, n in data["languages"].items()) or "-")
+    table.add_row("size", f"{stats.size_bytes / 1e6:.1f} MB")
+    table.add_row("index", escape(data["index_dir"]))
+    out_console.print(table)

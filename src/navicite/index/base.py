@@ -10,9 +10,13 @@ from navicite.documents import Document
 from navicite.index.query import Query
 
 
+#: Marks around the matched words in :attr:`Hit.snippet` (Markdown bold), e.g. ``the **gene** of``.
+HIGHLIGHT_START, HIGHLIGHT_END = "**", "**"
+
+
 @dataclass(frozen=True)
 class Hit:
-    """One search result."""
+    """One search result; ``snippet`` marks matched words with :data:`HIGHLIGHT_START`/:data:`HIGHLIGHT_END`."""
 
     doc_id: str
     score: float
@@ -76,4 +80,8 @@ class LexicalIndex(Protocol):
 
     def stats(self) -> IndexStats:
         """Counts, languages and size on disk."""
+        ...
+
+    def close(self) -> None:
+        """Give up write resources (e.g. a writer lock) now; the index stays usable and reopens them on demand."""
         ...

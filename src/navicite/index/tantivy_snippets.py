@@ -1,0 +1,97 @@
+"""Highlighted snippets of search hits.
+
+tantivy's snippet generator highlights the words a query matched in the word
+fields. CJK words are matched through bigram fields it cannot highlight from,
+so for them the snippet is cut around the first occurrence of a query's CJK
+text and every occurrence is marked.
+"""
+
+from __future__ import annotations
+
+import re
+
+import tantivy
+
+from navicite.index.base import HIGHLIGHT_END, HIGHLIGHT_START
+
+#: Longest snippet, in characters.
+SNIPPET_CHARS = 200
+#: Characters shown before the first CJK match.
+_CJK_LEAD = 40
+
+_SNIPPET_FIELDS = ("body", "abstract", "title")
+
+
+class Snippets:
+    """Snippet makers for one query, reused for every hit of it.
+
+    ``cjk_texts`` are the CJK runs of the query's (non-excluded) leaves.
+    """
+
+    def __init__(
+        self, searcher: tantivy.Searcher, query: tantivy.Query, schema: tantivy.Schema, cjk_texts: list[str]
+    ) -> None:
+        self._generators = []
+        for name in _SNIPPET_FIELDS:
+            generator = tantivy.SnippetGenerator.create(searcher, query, schema, name)
+            generator.set_max_num_chars(SNIPPET_CHARS)
+            self._generators.append(generator)
+        self._cjk = re.compile("|".join(map(re.escape, sorted(set(cjk_texts), key=len, reverse=True)))) if cjk_texts else None
+
+    def snippet(self, doc: tantivy.Document) -> str:
+        """Matches in the body, else the abstract, else the title; else the opening of the first text."""
+        texts = []
+        for name, generator in zip(_SNIPPET_FIELDS, self._generators):
+            snippet = generator.snippet_from_doc(doc)
+            ranges = snippet.highlighted()
+            if ranges:
+                return mark(snippet.fragment(), _char_ranges(snippet.fragment(), [(r.start, r.end) for r in ranges]))
+            text = doc.get_first(name)
+            if text and self._cjk is not None:
+                found = self._cjk_snippet(text)
+                if found:
+                    return found
+            if text:
+                texts.append(text)
+        return _opening(texts[0]) if texts else ""
+
+    def _cjk_snippet(self, text: str) -> str:
+        assert self._cjk is not None
+        first = self._cjk.search(text)
+        if first is None:
+            return ""
+        start = max(0, first.start() - _CJK_LEAD)
+        fragment = text[start : start + SNIPPET_CHARS]
+        return mark(fragment, [m.span() for m in self._cjk.finditer(fragment)])
+
+
+def _char_ranges(fragment: str, byte_ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """tantivy reports UTF-8 byte offsets; slicing a str with them would cut the wrong characters."""
+    data = fragment.encode("utf-8")
+
+    def to_char(offset: int) -> int:
+        return len(data[:offset].decode("utf-8", "ignore"))
+
+    return [(to_char(start), to_char(end)) for start, end in byte_ranges]
+
+
+def mark(fragment: str, ranges: list[tuple[int, int]]) -> str:
+    """Wrap the given character ranges of ``fragment`` in highlight marks (overlaps are dropped)."""
+    out: list[str] = []
+    last = 0
+    for start, end in sorted(ranges):
+        if start < last:
+            continue
+        out.append(fragment[last:start])
+        out.append(HIGHLIGHT_START + fragment[start:end] + HIGHLIGHT_END)
+        last = end
+    out.append(fragment[last:])
+    return " ".join("".join(out).split())
+
+
+def _opening(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) <= SNIPPET_CHARS:
+        return text
+    cut = text.rfind(" ", 0, SNIPPET_CHARS)
+    return text[: cut if cut > 0 else SNIPPET_CHARS] + " …"

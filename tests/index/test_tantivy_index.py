@@ -1,0 +1,315 @@
+"""The tantivy backend: writes, reads, snippets, languages, CJK, locking."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from navicite.config import load_settings
+from navicite.documents import Document
+from navicite.errors import ConfigError, IndexStoreError, UserInputError
+from navicite.index import LexicalIndex, create, free_text, parse_boolean, register_backend
+from navicite.index.base import HIGHLIGHT_END, HIGHLIGHT_START
+from navicite.index.query import Term
+from navicite.index.tantivy_index import TantivyIndex
+
+
+def ids(hits: list) -> list[str]:
+    return [h.doc_id for h in hits]
+
+
+def search(index: LexicalIndex, text: str, **kw: object) -> list[str]:
+    query = free_text(text)
+    assert query is not None
+    return ids(index.search(query, **kw))
+
+
+def test_create_gives_the_tantivy_backend_and_is_a_lexical_index(tmp_path: Path) -> None:
+    index = create(load_settings(tmp_path))
+    assert isinstance(index, TantivyIndex) and isinstance(index, LexicalIndex)
+
+
+def test_unknown_backend_is_a_config_error(tmp_path: Path) -> None:
+    settings = load_settings(tmp_path)
+    object.__setattr__(settings.index, "backend", "nope")  # the Literal type would refuse it
+    with pytest.raises(ConfigError, match="unknown index backend 'nope'"):
+        create(settings)
+
+
+def test_registered_backend_is_used(tmp_path: Path) -> None:
+    made: list[object] = []
+    register_backend("recording", lambda s: made.append(s) or TantivyIndex(s.index_dir, s.index))
+    try:
+        settings = load_settings(tmp_path)
+        object.__setattr__(settings.index, "backend", "recording")
+        create(settings)
+        assert made == [settings]
+    finally:
+        from navicite import index as index_pkg
+
+        index_pkg._BACKENDS.pop("recording")
+
+
+def test_reading_an_absent_index_creates_nothing(tmp_path: Path) -> None:
+    index = create(load_settings(tmp_path / "home"))
+    assert index.count() == 0
+    assert index.search(parse_boolean("anything"), 5) == []
+    assert index.get("x") is None and list(index.ids()) == [] and index.delete(["x"]) == []
+    assert index.stats().documents == 0
+    assert not (tmp_path / "home").exists()
+
+
+def test_upsert_adds_then_skips_unchanged_then_replaces(docs: list[Document], make_index: Callable[..., LexicalIndex]) -> None:
+    index = make_index()
+    first = index.upsert(docs)
+    assert sorted(first.added) == sorted(d.id for d in docs) and not first.replaced and not first.unchanged
+    again = index.upsert(docs)
+    assert not again.added and not again.replaced and sorted(again.unchanged) == sorted(d.id for d in docs)
+    changed = Document("heart", "Heart failure outcomes", "Now about kidneys instead.", "")
+    third = index.upsert([changed, Document("new", "A new one")])
+    assert third.replaced == ["heart"] and third.added == ["new"]
+    assert index.count() == len(docs) + 1
+    assert index.get("heart") == changed
+    assert "heart" in search(index, "kidneys") and "heart" not in search(index, "diuretics")
+
+
+def test_same_id_twice_in_one_call_keeps_the_last(make_index: Callable[..., LexicalIndex]) -> None:
+    index = make_index()
+    report = index.upsert([Document("d", "old words"), Document("d", "new words")])
+    assert report.added == ["d"] and index.count() == 1
+    assert search(index, "new") == ["d"] and search(index, "old") == []
+
+
+def test_empty_id_is_refused_and_nothing_is_written(docs: list[Document], make_index: Callable[..., LexicalIndex]) -> None:
+    index = make_index()
+    index.upsert(docs[:1])
+    with pytest.raises(IndexStoreError, match="empty id"):
+        index.upsert([Document("ok", "fine"), Document("", "no id")])
+    assert list(index.ids()) == ["cells"]
+
+
+def test_get_round_trips_every_field(docs: list[Document], sample_index: LexicalIndex) -> None:
+    for doc in docs:
+        assert sample_index.get(doc.id) == doc
+    assert sample_index.get("missing") is None
+
+
+def test_delete_reports_existing_ids_and_removes_them(docs: list[Document], sample_index: LexicalIndex) -> None:
+    assert sample_index.delete(["heart", "nope", "genes", "heart"]) == ["heart", "genes"]
+    assert sample_index.count() == len(docs) - 2
+    assert sample_index.get("heart") is None
+    assert search(sample_index, "heart failure genes") == []
+    assert sorted(sample_index.ids()) == sorted(d.id for d in docs if d.id not in ("heart", "genes"))
+
+
+def test_stemming_matches_word_forms(sample_index: LexicalIndex) -> None:
+    assert search(sample_index, "study") == ["cells"]
+    assert search(sample_index, "gene") == ["genes"]
+
+
+def test_stemming_off_matches_exact_forms(docs: list[Document], make_index: Callable[..., LexicalIndex]) -> None:
+    index = make_index("index.stemming=false")
+    index.upsert(docs)
+    assert search(index, "study") == [] and search(index, "studies") == ["cells"]
+
+
+def test_stemming_is_fixed_when_the_index_is_created(docs: list[Document], make_index: Callable[..., LexicalIndex]) -> None:
+    make_index().upsert(docs)
+    reopened = make_index("index.stemming=false")
+    assert search(reopened, "study") == ["cells"]
+
+
+def test_korean_document_found_by_korean_query(sample_index: LexicalIndex) -> None:
+    # "서울" appears only glued to particles ("서울의", "서울은"): whole-word matching would miss it.
+    assert search(sample_index, "서울") == ["seoul"]
+    assert search(sample_index, "수도") == ["seoul"]
+    assert search(sample_index, "한국 날씨") == ["seoul"]
+    assert ids(sample_index.search(parse_boolean('"한국의 수도"'), 5)) == ["seoul"]
+    assert ids(sample_index.search(parse_boolean("title:날씨"), 5)) == ["seoul"]
+    assert ids(sample_index.search(parse_boolean("abstract:날씨 NOT 서울"), 5)) == []
+    assert search(sample_index, "부산") == []
+
+
+def test_chinese_and_japanese_found_by_substrings(sample_index: LexicalIndex) -> None:
+    assert search(sample_index, "首都") == ["tokyo"]
+    assert search(sample_index, "東京") == ["tokyo"]
+    assert ids(sample_index.search(parse_boolean("京"), 5)) == ["tokyo"]
+
+
+def test_python_query_analyzer_matches_the_index_analyzer(make_index: Callable[..., LexicalIndex]) -> None:
+    # Queries are analysed in Python with a chain meant to equal tantivy's built-in one:
+    # every single word of the text must find the document through a term query.
+    text = "Naïve CAFÉ-owners' re-analysed 3.5mg/kg doses; ÉTUDES über Straße running flies ﬁnal"
+    index = make_index()
+    index.upsert([Document("d", "", "", text)])
+    for word in re.findall(r"\w+", text):
+        assert ids(index.search(Term(word, field="body"), 1)) == ["d"], word
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("stud*", ["cells"]),
+        ("studies*", ["cells"]),
+        ("gen*", ["genes"]),
+        ('"heart failure"', ["heart"]),
+        ('"failure heart"', []),
+        ("covid-19", ["cells"]),
+        ("mice NOT liver", ["cells"]),
+        ("title:mice", []),
+        ("abstract:mice AND title:(gene OR heart)", ["genes"]),
+        ("heart OR genes", None),
+        ("heart AND genes", []),
+    ],
+)
+def test_boolean_queries_select_the_right_documents(sample_index: LexicalIndex, query: str, expected: list[str] | None) -> None:
+    found = ids(sample_index.search(parse_boolean(query), 10))
+    if expected is None:
+        assert sorted(found) == ["genes", "heart"]
+    else:
+        assert found == expected
+
+
+def test_title_boost_setting_ranks_title_matches(make_index: Callable[..., LexicalIndex]) -> None:
+    docs = [Document("in-title", "Kinase", "Other words here."), Document("in-abstract", "Other", "Kinase words here.")]
+    strong = make_index("index.title_boost=10")
+    strong.upsert(docs)
+    assert search(strong, "kinase")[0] == "in-title"
+    weak = make_index("index.title_boost=0.1", home=strong.path.parent.parent / "weak")  # type: ignore[attr-defined]
+    weak.upsert(docs)
+    assert search(weak, "kinase")[0] == "in-abstract"
+
+
+def test_query_boost_changes_the_ranking(sample_index: LexicalIndex) -> None:
+    plain = ids(sample_index.search(parse_boolean("liver^10 OR failure"), 2))
+    flipped = ids(sample_index.search(parse_boolean("liver OR failure^10"), 2))
+    assert plain[0] == "genes" and flipped[0] == "heart"
+
+
+def test_snippets_highlight_matched_words(sample_index: LexicalIndex) -> None:
+    [hit] = sample_index.search(parse_boolean("beta"), 5, snippets=True)
+    assert hit.doc_id == "heart" and hit.title == "Heart failure outcomes"
+    assert f"{HIGHLIGHT_START}beta{HIGHLIGHT_END}" in hit.snippet
+    [plain] = sample_index.search(parse_boolean("beta"), 5)
+    assert plain.snippet == "" and plain.score == hit.score
+
+
+def test_snippet_highlights_survive_accented_text(make_index: Callable[..., LexicalIndex]) -> None:
+    index = make_index()
+    index.upsert([Document("d", "", "", "Café naïve élan — the kinase régime")])
+    [hit] = index.search(parse_boolean("kinase"), 1, snippets=True)
+    assert f"{HIGHLIGHT_START}kinase{HIGHLIGHT_END}" in hit.snippet and "Café naïve élan" in hit.snippet
+
+
+def test_hit_carries_link(sample_index: LexicalIndex) -> None:
+    [hit] = sample_index.search(parse_boolean("liver"), 3)
+    assert hit.link == "https://example.org/genes"
+    assert hit.to_dict()["id"] == "genes"
+
+
+def test_stats_count_languages(docs: list[Document], sample_index: LexicalIndex) -> None:
+    stats = sample_index.stats()
+    assert stats.documents == len(docs)
+    assert stats.languages.get("ko") == 1 and stats.languages.get("ja") == 1
+    assert sum(stats.languages.values()) == len(docs)
+    assert stats.size_bytes > 0
+
+
+def test_k_limits_and_empty_renderings(sample_index: LexicalIndex) -> None:
+    assert len(sample_index.search(parse_boolean("mice OR heart OR liver"), 1)) == 1
+    assert sample_index.search(parse_boolean("mice"), 0) == []
+    assert sample_index.search(Term("!!!"), 5) == []
+
+
+def test_a_second_writer_gets_a_clear_error(docs: list[Document], tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    setup = create(load_settings(home))
+    setup.upsert(docs[:1])
+    setup.close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_WRITER, str(home / "index")], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        busy = create(load_settings(home, ["index.lock_wait_s=0.3"]))
+        with pytest.raises(IndexStoreError, match="another process is writing"):
+            busy.upsert([Document("x", "blocked")])
+        assert busy.count() == 1 and busy.get("x") is None  # readers still work
+    finally:
+        holder.kill()
+        holder.wait()
+    create(load_settings(home)).upsert([Document("x", "after the lock")])
+    assert create(load_settings(home)).count() == 2
+
+
+_HOLD_WRITER = """
+import sys, time, tantivy
+index = tantivy.Index.open(sys.argv[1])
+writer = index.writer(50_000_000, 1)
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+def test_open_reader_sees_other_writers_commits(docs: list[Document], tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    writer_side = create(load_settings(home))
+    writer_side.upsert(docs[:1])
+    reader_side = create(load_settings(home))
+    assert reader_side.count() == 1
+    writer_side.upsert(docs[1:])
+    deadline = time.monotonic() + 5
+    while reader_side.count() != len(docs) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert reader_side.count() == len(docs)
+    assert search(reader_side, "diuretics") == ["heart"]
+
+
+def test_index_of_another_format_is_refused(docs: list[Document], make_index: Callable[..., LexicalIndex], tmp_path: Path) -> None:
+    index = make_index()
+    index.upsert(docs[:1])
+    (tmp_path / "home" / "index" / "navicite-index.json").write_text('{"format": 999, "stemming": true}')
+    with pytest.raises(IndexStoreError, match="format 999"):
+        make_index().count()
+
+
+def test_korean_snippet_marks_the_query_text(sample_index: LexicalIndex) -> None:
+    [hit] = sample_index.search(free_text("수도"), 3, snippets=True)  # type: ignore[arg-type]
+    assert hit.doc_id == "seoul" and f"{HIGHLIGHT_START}수도{HIGHLIGHT_END}" in hit.snippet
+
+
+def test_unknown_field_in_an_ast_is_a_user_error(sample_index: LexicalIndex) -> None:
+    with pytest.raises(UserInputError, match="unknown field 'year'"):
+        sample_index.search(Term("2020", field="year"), 3)
+
+
+def test_text_with_lone_surrogates_is_indexed_and_found(make_index: Callable[..., LexicalIndex]) -> None:
+    index = make_index()
+    bad = Document("id\udcff", "Broken \udcff bytes", "kinase")
+    assert index.upsert([bad]).added == ["id?"]
+    assert ids(index.search(free_text("kinase"), 3)) == ["id?"]  # type: ignore[arg-type]
+    assert index.upsert([bad]).unchanged == ["id?"]
+
+
+def test_writer_is_kept_between_batches_then_released(docs: list[Document], tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    first = create(load_settings(home, ["index.writer_linger_s=3"]))
+    first.upsert(docs[:2])
+    other = create(load_settings(home, ["index.lock_wait_s=0"]))
+    with pytest.raises(IndexStoreError, match="another process is writing"):
+        other.upsert(docs[2:3])  # the first index still holds its writer
+    first.upsert(docs[2:4])  # ... and reuses it
+    waiting = create(load_settings(home, ["index.lock_wait_s=20"]))
+    assert waiting.upsert(docs[4:]).added == [docs[4].id]  # got it once the first went idle
+    waiting.close()
+    first.upsert([Document("x", "again")])
+    first.close()
+    assert other.upsert([Document("y", "free")]).added == ["y"]
+    other.close()
+    assert create(load_settings(home)).count() == len(docs) + 2
