@@ -13,7 +13,7 @@ from rich.console import Console
 from navicite.config import Settings, load_settings
 
 #: Messages, progress and tables for people go to stderr; stdout carries ``--json`` only.
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)
 out_console = Console()
 
 

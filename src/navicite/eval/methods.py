@@ -1,0 +1,197 @@
+"""Retrieval methods under evaluation, registered by name.
+
+A method is built once per run from :class:`EvalResources` and then answers each
+question with a ranking of document ids plus a :class:`Trace` of its cost. Later
+work adds its own with :func:`register_method` (``mpr``, ``navi``, ...).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from navicite.errors import UserInputError
+from navicite.eval.datasets import EvalQuestion
+from navicite.eval.resources import EvalResources
+
+
+@dataclass
+class Trace:
+    """Cost of answering one question: LLM use and seconds per stage."""
+
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Time a block and add it to stage ``name``."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stage_seconds[name] = self.stage_seconds.get(name, 0.0) + time.perf_counter() - start
+
+    def add_usage(self, calls: list[Any]) -> None:
+        """Count LLM calls (``navicite.llm.base.Usage`` records) made for this question."""
+        for usage in calls:
+            self.llm_calls += 1
+            self.prompt_tokens += usage.prompt_tokens
+            self.completion_tokens += usage.completion_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "llm_calls": self.llm_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "stage_seconds": dict(self.stage_seconds),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
+        return cls(
+            int(data.get("llm_calls", 0)),
+            int(data.get("prompt_tokens", 0)),
+            int(data.get("completion_tokens", 0)),
+            {str(k): float(v) for k, v in (data.get("stage_seconds") or {}).items()},
+        )
+
+
+@dataclass
+class MethodResult:
+    """A method's answer to one question: ranked ``(doc_id, score)`` pairs, best first."""
+
+    ranking: list[tuple[str, float]]
+    trace: Trace = field(default_factory=Trace)
+
+
+class RetrievalMethod(Protocol):
+    """Ranks the data set's documents for a question.
+
+    A method may also define ``prepare(questions)``, called once with the questions it is
+    about to get, to batch work across them (the runner calls it when present).
+    """
+
+    name: str
+
+    def run(self, question: EvalQuestion, k: int) -> MethodResult:
+        """The top ``k`` documents (within ``question.candidates`` when it is set)."""
+        ...
+
+
+MethodFactory = Callable[[EvalResources], RetrievalMethod]
+
+_REGISTRY: dict[str, MethodFactory] = {}
+
+
+def register_method(name: str, factory: MethodFactory) -> None:
+    """Make a method available to ``navicite eval`` under ``name`` (replaces an earlier one)."""
+    _REGISTRY[name] = factory
+
+
+#: Modules that register methods when imported; loaded on the first lookup so that
+#: ``navicite eval`` knows them without importing every pipeline up front.
+METHOD_MODULES = ["navicite.retrieve.eval_methods"]
+_loaded = False
+
+
+def _load_method_modules() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in METHOD_MODULES:
+        try:
+            __import__(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+def method_names() -> list[str]:
+    """Registered method names, sorted."""
+    _load_method_modules()
+    return sorted(_REGISTRY)
+
+
+def create_method(name: str, resources: EvalResources) -> RetrievalMethod:
+    """Build a registered method; an unknown name is a user error listing the known ones."""
+    _load_method_modules()
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        raise UserInputError(f"unknown method {name!r}; available: {', '.join(method_names())}")
+    return factory(resources)
+
+
+def restrict(ranking: list[tuple[str, float]], candidates: tuple[str, ...], k: int) -> list[tuple[str, float]]:
+    """Keep only candidate documents (when the question has them), then the top ``k``."""
+    if candidates:
+        allowed = set(candidates)
+        ranking = [hit for hit in ranking if hit[0] in allowed]
+    return ranking[:k]
+
+
+class BM25Method:
+    """The question as one free-text (bag-of-words) query on the lexical index."""
+
+    name = "bm25"
+
+    def __init__(self, resources: EvalResources) -> None:
+        self.resources = resources
+
+    def run(self, question: EvalQuestion, k: int) -> MethodResult:
+        from navicite.index.parse import free_text
+
+        trace = Trace()
+        index = self.resources.lexical
+        # Restricted questions rank the whole corpus, then keep their own paragraphs.
+        depth = len(self.resources.dataset.corpus) if question.candidates else k
+        query = free_text(question.text)
+        with trace.stage("search"):
+            # A question with no searchable word retrieves nothing.
+            hits = index.search(query, k=depth) if query is not None else []
+        ranking = restrict([(h.doc_id, float(h.score)) for h in hits], question.candidates, k)
+        return MethodResult(ranking, trace)
+
+
+class DenseMethod:
+    """The question embedded; the nearest documents by cosine (exact search)."""
+
+    name = "dense"
+
+    def __init__(self, resources: EvalResources) -> None:
+        self.resources = resources
+        self._vectors: dict[str, Any] = {}
+        self._embed_share = 0.0
+
+    def prepare(self, questions: list[EvalQuestion]) -> None:
+        """Embed all questions in one batch (much faster than one by one on a CPU)."""
+        texts = list(dict.fromkeys(q.text for q in questions))
+        if not texts:
+            return
+        started = time.perf_counter()
+        vectors = self.resources.embedder.embed(texts)
+        self._vectors = dict(zip(texts, vectors))
+        # Each question is charged an equal share of the batch, so stage times stay per question.
+        self._embed_share = (time.perf_counter() - started) / len(texts)
+
+    def run(self, question: EvalQuestion, k: int) -> MethodResult:
+        trace = Trace()
+        index = self.resources.dense
+        vector = self._vectors.get(question.text)
+        if vector is not None:
+            trace.stage_seconds["embed"] = self._embed_share
+        else:
+            with trace.stage("embed"):
+                vector = self.resources.embedder.embed([question.text])[0]
+        with trace.stage("search"):
+            ranking = index.search(vector, k, within=question.candidates or None)
+        return MethodResult(ranking, trace)
+
+
+register_method("bm25", BM25Method)
+register_method("dense", DenseMethod)

@@ -1,0 +1,63 @@
+"""``navicite eval`` through the real console entry: JSON output, reports and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from navicite.cli.eval_cmd import parse_ks
+from navicite.errors import UserInputError
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run([sys.executable, "-m", "navicite", *args], capture_output=True, text=True, timeout=300)
+    # The console wraps long messages at its width; join the lines to search them.
+    result.stderr = result.stderr.replace("\n", "")
+    return result
+
+
+def _beir(folder: Path) -> Path:
+    (folder / "qrels").mkdir(parents=True)
+    docs = [("d1", "Volcano", "Lava comes out of an erupting volcano."), ("d2", "Tides", "The moon causes ocean tides.")]
+    (folder / "corpus.jsonl").write_text("".join(json.dumps({"_id": i, "title": t, "text": x}) + "\n" for i, t, x in docs))
+    (folder / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "what makes the tides"}) + "\n")
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td2\t1\n")
+    return folder
+
+
+def test_retrieval_json_and_report_files(tmp_path: Path) -> None:
+    data = _beir(tmp_path / "tiny")
+    out = tmp_path / "out"
+    args = ["--home", str(tmp_path / "home"), "eval", "retrieval", "--dataset", f"beir:{data}", "--method", "bm25", "--k", "1,2"]
+    result = run(*args, "--json", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    bm25 = report["methods"]["bm25"]
+    assert bm25["questions"] == 1 and bm25["metrics"]["recall@1"] == 1.0 and bm25["metrics"]["ndcg@10"] == 1.0
+    assert {"p50", "p95"} <= set(bm25["seconds"]["total"])
+    assert {p.name for p in out.iterdir()} >= {"report.md", "per_question.jsonl", "records.jsonl", "recall_at_k.png", "summary.json"}
+
+
+def test_malformed_file_exits_2_naming_file_and_line(tmp_path: Path) -> None:
+    data = _beir(tmp_path / "tiny")
+    (data / "queries.jsonl").write_text('{"_id": "q1", "text": "ok"}\n{"_id": "q2", "text": \n')
+    result = run("--home", str(tmp_path / "home"), "eval", "retrieval", "--dataset", f"beir:{data}")
+    assert result.returncode == 2
+    assert f"{data / 'queries.jsonl'}:2" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_bad_path_exits_2(tmp_path: Path) -> None:
+    result = run("--home", str(tmp_path), "eval", "retrieval", "--dataset", f"hotpotqa:{tmp_path / 'missing.json'}")
+    assert result.returncode == 2 and "missing.json: no such file" in result.stderr
+
+
+def test_parse_ks() -> None:
+    assert parse_ks("100,10,10") == [10, 100]
+    with pytest.raises(UserInputError):
+        parse_ks("10,x")
+    with pytest.raises(UserInputError):
+        parse_ks("0")

@@ -1,0 +1,165 @@
+"""Data set loaders: layouts, gold ids, and errors that name the file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from navicite.eval.datasets import DatasetError, load_dataset, parse_choices
+
+
+def test_beir_loads_judged_queries_with_grades(beir_dir: Path) -> None:
+    data = load_dataset(f"beir:{beir_dir}", "test")
+    assert [q.id for q in data.questions] == ["q1", "q2", "q3"]
+    assert data.questions[2].gold == {"d2": 1, "d4": 0}
+    assert {d.id for d in data.corpus} == {"d1", "d2", "d3", "d4", "d5"}
+    assert data.corpus[0].title == "Photosynthesis" and "sunlight" in data.corpus[0].abstract
+
+
+def test_corpus_key_follows_corpus_bytes(beir_dir: Path) -> None:
+    key = load_dataset(f"beir:{beir_dir}", "test").corpus_key()
+    assert key == load_dataset(f"beir:{beir_dir}", "test").corpus_key()
+    with (beir_dir / "corpus.jsonl").open("a") as handle:
+        handle.write(json.dumps({"_id": "d6", "title": "", "text": "new"}) + "\n")
+    assert load_dataset(f"beir:{beir_dir}", "test").corpus_key() != key
+
+
+def test_beir_unknown_split_lists_available(beir_dir: Path) -> None:
+    with pytest.raises(DatasetError, match=r"available splits: test"):
+        load_dataset(f"beir:{beir_dir}", "train")
+
+
+def test_bad_json_line_names_file_and_line(beir_dir: Path) -> None:
+    corpus = beir_dir / "corpus.jsonl"
+    lines = corpus.read_text().splitlines()
+    lines[2] = '{"_id": "d3", "title": "broken'
+    corpus.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DatasetError, match=rf"{corpus}:3: not valid JSON") as info:
+        load_dataset(f"beir:{beir_dir}", "test")
+    assert info.value.exit_code == 2
+
+
+def test_missing_field_names_file_and_line(beir_dir: Path) -> None:
+    queries = beir_dir / "queries.jsonl"
+    queries.write_text(queries.read_text() + '{"_id": "q9"}\n')
+    with pytest.raises(DatasetError, match=rf"{queries}:4: missing field 'text'"):
+        load_dataset(f"beir:{beir_dir}", "test")
+
+
+def test_bad_qrels_row(beir_dir: Path) -> None:
+    qrels = beir_dir / "qrels" / "test.tsv"
+    qrels.write_text(qrels.read_text() + "q1\td2\n")
+    with pytest.raises(DatasetError, match=rf"{qrels}:6: expected 3 tab-separated columns"):
+        load_dataset(f"beir:{beir_dir}", "test")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [("nope", "KIND:PATH"), ("word2vec:/tmp", "unknown data set kind 'word2vec'"), ("beir:/no/such/dir", "/no/such/dir: no such file")],
+)
+def test_bad_specs(spec: str, message: str) -> None:
+    with pytest.raises(DatasetError, match=message):
+        load_dataset(spec)
+
+
+def test_hotpot_shared_corpus_and_gold_titles(hotpot_files: Path) -> None:
+    data = load_dataset(f"hotpotqa:{hotpot_files}")
+    question = data.questions[0]
+    assert question.gold == {"Ada Lovelace": 1, "Charles Babbage": 1}
+    assert question.answers == ("London",) and question.candidates == ()
+    assert len(data.corpus) == 4
+    assert data.corpus_files == (hotpot_files.with_name("mini-corpus.json"),)
+    babbage = next(d for d in data.corpus if d.id == "Charles Babbage")
+    assert babbage.text == "Charles Babbage designed the Analytical Engine. He was born in London."
+
+
+def test_hotpot_distractor_layout_restricts_to_own_paragraphs(tmp_path: Path) -> None:
+    # The Hugging Face column layout, as in distractor-dev-100.json.
+    rec = {
+        "id": "x1",
+        "question": "q?",
+        "answer": "yes",
+        "supporting_facts": {"title": ["A", "B"], "sent_id": [0, 0]},
+        "context": {"title": ["A", "B", "C"], "sentences": [["a."], ["b."], ["c."]]},
+    }
+    path = tmp_path / "dev.json"
+    path.write_text(json.dumps([rec]))
+    data = load_dataset(f"hotpotqa:{path}")
+    assert data.questions[0].candidates == ("A", "B", "C")
+    assert data.questions[0].gold == {"A": 1, "B": 1}
+
+
+def test_hotpot_malformed_record(tmp_path: Path) -> None:
+    path = tmp_path / "dev.json"
+    path.write_text(json.dumps([{"question": "q", "answer": "a", "supporting_facts": [], "context": []}, {"answer": "a"}]))
+    with pytest.raises(DatasetError, match=r"dev.json record #2: .*supporting_facts"):
+        load_dataset(f"hotpotqa:{path}")
+
+
+def test_hotpot_json_syntax_error_names_line(tmp_path: Path) -> None:
+    path = tmp_path / "dev.json"
+    path.write_text('[\n  {"question": "q",\n  "answer": }\n]')
+    with pytest.raises(DatasetError, match=rf"{path}:3: not valid JSON"):
+        load_dataset(f"hotpotqa:{path}")
+
+
+def test_musique_gold_maps_to_shared_corpus(tmp_path: Path) -> None:
+    corpus = [{"title": "T", "text": "one"}, {"title": "T", "text": "two"}, {"title": "U", "text": "three"}]
+    question = {
+        "id": "m1",
+        "question": "q?",
+        "answer": "G. Hall",
+        "answer_aliases": ["Hall"],
+        "paragraphs": [
+            {"title": "T", "paragraph_text": "two", "is_supporting": True},
+            {"title": "U", "paragraph_text": "three", "is_supporting": False},
+        ],
+    }
+    (tmp_path / "mu-corpus.json").write_text(json.dumps(corpus))
+    (tmp_path / "mu-5.json").write_text(json.dumps([question]))
+    data = load_dataset(f"musique:{tmp_path / 'mu-5.json'}")
+    assert len(data.corpus) == 3
+    gold = next(iter(data.questions[0].gold))
+    assert next(d for d in data.corpus if d.id == gold).text == "two"
+    assert data.questions[0].answers == ("G. Hall", "Hall")
+
+
+def test_leval_multiple_choice(tmp_path: Path) -> None:
+    rec = {
+        "input": "THE STORY\nOnce upon a time.",
+        "instructions": ["Who?\n\n (A) a cat \n (B) a dog "],
+        "outputs": ["(B) a dog"],
+        "evaluation": "exam",
+    }
+    path = tmp_path / "quality.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    data = load_dataset(f"leval:{path}")
+    question = data.questions[0]
+    assert question.text == "Who?"
+    assert question.metadata["choices"] == {"A": "a cat", "B": "a dog"}
+    assert question.metadata["gold_choice"] == "B"
+    assert question.gold == {"quality-1": 1} and data.corpus[0].title == "THE STORY"
+
+
+def test_leval_mismatched_outputs(tmp_path: Path) -> None:
+    path = tmp_path / "sq.jsonl"
+    path.write_text("\n" + json.dumps({"input": "x", "instructions": ["a", "b"], "outputs": ["a"]}) + "\n")
+    with pytest.raises(DatasetError, match=rf"{path}:2: 2 instructions but 1 outputs"):
+        load_dataset(f"leval:{path}")
+
+
+def test_user_jsonl_needs_corpus_beside(tmp_path: Path) -> None:
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps({"question": "q?", "answers": "a", "gold_ids": ["x"]}) + "\n")
+    with pytest.raises(DatasetError, match="corpus.jsonl: no corpus beside mine.jsonl"):
+        load_dataset(f"jsonl:{path}")
+    (tmp_path / "corpus.jsonl").write_text(json.dumps({"id": "x", "title": "X", "text": "body"}) + "\n")
+    data = load_dataset(f"jsonl:{path}")
+    assert data.questions[0].gold == {"x": 1} and data.questions[0].answers == ("a",)
+    assert data.corpus[0].text == "body"
+
+
+def test_parse_choices_without_options() -> None:
+    assert parse_choices("What is it?") == ("What is it?", {})

@@ -1,0 +1,41 @@
+"""The embedder: the shipped MiniLM model loads offline; corpus embeddings are cached."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from navicite import embed
+from navicite.config import load_settings
+
+
+@pytest.fixture(scope="module")
+def embedder() -> embed.Embedder:
+    return embed.create(load_settings("/nonexistent-home"))
+
+
+def test_shipped_model_gives_unit_vectors_that_rank_by_meaning(embedder: embed.Embedder) -> None:
+    vectors = embedder.embed(["A cat sits on the mat.", "A kitten is resting on a rug.", "Stock markets fell sharply today."])
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
+
+
+def test_cache_is_keyed_by_model_and_texts(embedder: embed.Embedder, tmp_path: Path) -> None:
+    texts = ["alpha beta", "gamma delta"]
+    first = embed.embed_cached(embedder, texts, tmp_path)
+    files = list(tmp_path.glob("emb-*.npy"))
+    assert len(files) == 1
+    # A cached file is read back instead of re-embedding: prove it by altering the file.
+    np.save(files[0], first * 0 + 7)
+    assert np.all(embed.embed_cached(embedder, texts, tmp_path) == 7)
+    assert embed.texts_key(embedder.name, texts) != embed.texts_key(embedder.name, texts[::-1])
+    assert embed.texts_key("other-model", texts) != embed.texts_key(embedder.name, texts)
+
+
+def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
+    bad = embed.SentenceTransformerEmbedder(str(tmp_path / "no-model-here"))
+    with pytest.raises(embed.EmbedderUnavailable, match="embed.model"):
+        bad.embed(["x"])
