@@ -1,0 +1,105 @@
+"""``navicite tree build|show``: knowledge trees of long documents."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from navicite import index as index_layer
+from navicite import llm as llm_layer
+from navicite.cli import app
+from navicite.cli.common import err_console, out_console, print_json, settings
+from navicite.errors import DocumentNotFound
+from navicite.navigate.build import BuildOutcome, TreeBuilder
+from navicite.navigate.organise import BuildProgress
+from navicite.navigate.outline import outline_lines
+from navicite.navigate.store import TreeStore
+from navicite.navigate.validate import problems
+
+tree_app = typer.Typer(help="Knowledge trees of long documents (NaviRAG).", no_args_is_help=True)
+app.add_typer(tree_app, name="tree")
+
+
+@tree_app.command("build")
+def build_command(
+    ctx: typer.Context,
+    doc_ids: Annotated[Optional[list[str]], typer.Argument(help="Document ids (default: every document).", show_default=False)] = None,
+    force: Annotated[bool, typer.Option("--force", help="Rebuild trees that are up to date.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the outcomes as JSON on stdout.")] = False,
+) -> None:
+    """Build the trees of documents longer than navigate.min_document_words; up-to-date trees are kept.
+
+    Without ids, every document of the collection is considered and trees of removed
+    documents are deleted. Exit code 1 if a tree could not be built, 2 for an unknown id.
+    """
+    cfg = settings(ctx)
+    bar = Progress(
+        TextColumn("[bold]tree[/] {task.fields[doc]}"),
+        BarColumn(),
+        TextColumn("{task.fields[phase]} {task.completed}/{task.total}  {task.fields[calls]} calls  {task.fields[tokens]:,} tokens"),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    )
+    tasks: dict[str, int] = {}
+
+    def update(event: BuildProgress) -> None:
+        if event.doc_id not in tasks:
+            tasks[event.doc_id] = bar.add_task("", doc=escape(event.doc_id[-30:]), phase="", calls=0, tokens=0)
+        bar.update(tasks[event.doc_id], total=event.total, completed=event.done, phase=event.phase,
+                   calls=event.calls, tokens=event.tokens)
+
+    builder = TreeBuilder(cfg, llm_layer.create(cfg), progress=update)
+    with bar:
+        outcomes = builder.build_collection(index_layer.create(cfg), doc_ids, force=force)
+    _report(outcomes, as_json)
+    if any(o.status == "failed" for o in outcomes):
+        raise typer.Exit(1)
+
+
+def _report(outcomes: list[BuildOutcome], as_json: bool) -> None:
+    if as_json:
+        print_json([o.to_dict() for o in outcomes])
+        return
+    for o in outcomes:
+        if o.status == "built" and o.cost:
+            c = o.cost
+            err_console.print(
+                f"built {escape(o.doc_id)}: {o.nodes} nodes, {c.segments} segments, {c.calls} calls "
+                f"({c.calls_per_segment:.2f} per segment, {c.calls_per_1k_tokens:.2f} per 1,000 document tokens), "
+                f"{c.prompt_tokens + c.completion_tokens:,} tokens ({c.tokens_per_1k_tokens:,.0f} per 1,000), {c.seconds:.1f} s",
+                highlight=False,
+            )
+        elif o.status == "failed":
+            err_console.print(f"[red]failed:[/] {escape(o.doc_id)}: {escape(o.error or '')}", highlight=False)
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("built", "current", "short", "failed")}
+    err_console.print(
+        f"built {counts['built']}, up to date {counts['current']}, too short {counts['short']}, failed {counts['failed']}",
+        highlight=False,
+    )
+
+
+@tree_app.command("show")
+def show_command(
+    ctx: typer.Context,
+    doc_id: Annotated[str, typer.Argument(help="Document id.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole tree as JSON on stdout.")] = False,
+) -> None:
+    """Print a document's tree as an outline: node sizes in tokens and the segments each draws on."""
+    tree = TreeStore.open(settings(ctx)).get(doc_id)
+    if tree is None:
+        raise DocumentNotFound(f"no tree for {doc_id!r}; build it with `navicite tree build {doc_id}`")
+    if as_json:
+        print_json({**tree.to_dict(), "problems": problems(tree)})
+        return
+    for line in outline_lines(tree):
+        out_console.print(line, highlight=False, markup=False, soft_wrap=True)
+    found = problems(tree)
+    err_console.print("valid" if not found else f"[red]invalid:[/] {escape('; '.join(found))}", highlight=False)
+    document = index_layer.create(settings(ctx)).get(doc_id)
+    if document is None or document.fingerprint != tree.fingerprint:
+        why = "is no longer in the collection" if document is None else "has changed since"
+        err_console.print(f"note: the document {why} this tree was built; run `navicite tree build`", highlight=False)

@@ -1,0 +1,301 @@
+"""The navigation agent: walks a knowledge tree from the root to the evidence a question needs.
+
+At an inner node one call labels every child EXPLORE, INFO or SKIP; INFO children
+give their summary as evidence, EXPLORE children are visited (sibling subtrees
+concurrently, at most ``navigate.concurrency`` model calls at once). At a leaf one
+call per group of passages picks the original passages. Every call restates the
+information gap; the walk stops when the model says the gap is closed or when
+``navigate.step_budget`` calls have been made.
+
+The memory variant (``navigate.memory``) first classifies the question. For a
+*localised* question it stops at the first closed gap; for a *synthesis* question it
+accepts "closed" only once evidence comes from at least two top-level topics. Each step
+also records up to three notes, each tied to the entry or passage it was read from.
+
+A reply the model derails (bad JSON, unknown entry numbers) never ends the walk: a
+failed level step explores the child sharing most words with the question, a failed
+leaf step keeps the passage sharing most words with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+from navicite import prompts
+from navicite.config import Settings
+from navicite.llm.base import LLM, CallOptions, LLMError, Message
+from navicite.navigate.evidence import Evidence, Navigation, Note, TraceStep
+from navicite.navigate.tree import KnowledgeTree, Node, SegmentRef, token_count, words_of
+
+T = TypeVar("T", bound=BaseModel)
+#: Top-level topics a synthesis question must draw on before its gap may close.
+SYNTHESIS_BRANCHES = 2
+
+
+class Label(BaseModel):
+    """The label of one child entry."""
+
+    entry: int
+    label: Literal["EXPLORE", "INFO", "SKIP"]
+
+
+class NoteReply(BaseModel):
+    """A note the memory variant asks for, with the number of its entry or passage."""
+
+    fact: str = Field(max_length=600)
+    source: int
+
+
+class LevelReply(BaseModel):
+    """Reply of a level step."""
+
+    labels: list[Label] = Field(max_length=32)
+    gap: str = Field("", max_length=600)
+    closed: bool = False
+
+
+class LeafReply(BaseModel):
+    """Reply of a leaf step."""
+
+    passages: list[int] = Field(max_length=32)
+    gap: str = Field("", max_length=600)
+    closed: bool = False
+
+
+class LevelMemoryReply(LevelReply):
+    """Level step of the memory variant."""
+
+    notes: list[NoteReply] = Field(default_factory=list, max_length=3)
+
+
+class LeafMemoryReply(LeafReply):
+    """Leaf step of the memory variant."""
+
+    notes: list[NoteReply] = Field(default_factory=list, max_length=3)
+
+
+class ClassifyReply(BaseModel):
+    """Reply of the memory variant's first step."""
+
+    kind: Literal["localised", "synthesis"]
+    gap: str = Field("", max_length=600)
+
+
+class _Stopped(Exception):
+    """Raised to a step that would start after the walk has stopped."""
+
+
+@dataclass
+class _Walk:
+    """The state of one navigation, shared by the concurrent subtree visits."""
+
+    question: str
+    tree: KnowledgeTree
+    result: Navigation
+    slots: asyncio.Semaphore
+    budget: int
+    seen: set[tuple[str, str, str, tuple[int, ...]]] = field(default_factory=set)
+
+    @property
+    def stopped(self) -> bool:
+        return self.result.closed or self.result.steps >= self.budget
+
+
+class Navigator:
+    """Finds evidence for a question in one document's tree."""
+
+    def __init__(self, llm: LLM, settings: Settings, memory: bool | None = None) -> None:
+        self.llm = llm
+        self.settings = settings
+        self.limits = settings.navigate
+        self.memory = self.limits.memory if memory is None else memory
+
+    def run(self, question: str, tree: KnowledgeTree) -> Navigation:
+        """Navigate ``tree`` for ``question`` (blocking; use :meth:`arun` inside an event loop)."""
+        return asyncio.run(self.arun(question, tree))
+
+    def run_many(self, question: str, trees: list[KnowledgeTree]) -> list[Navigation]:
+        """Navigate each tree for ``question`` (each with its own step budget), in order."""
+        return [self.run(question, tree) for tree in trees]
+
+    async def arun(self, question: str, tree: KnowledgeTree) -> Navigation:
+        """Navigate ``tree`` for ``question``."""
+        if not question.strip():
+            raise ValueError("the question is empty")
+        walk = _Walk(
+            question=question,
+            tree=tree,
+            result=Navigation(question=question, doc_id=tree.doc_id, gap=question),
+            slots=asyncio.Semaphore(self.limits.concurrency),
+            budget=self.limits.step_budget,
+        )
+        if self.memory:
+            await self._classify(walk)
+        await self._visit(walk, tree.root, (tree.root.title,))
+        return walk.result
+
+    # -- steps ---------------------------------------------------------------------------
+
+    async def _classify(self, walk: _Walk) -> None:
+        messages = prompts.render("navigate_classify", question=walk.question, document=walk.tree.root.title)
+        try:
+            reply, error = await self._ask(walk, messages, ClassifyReply, "navigate_classify")
+        except _Stopped:
+            return
+        walk.result.question_kind = reply.kind if reply else "localised"
+        if reply and reply.gap.strip():
+            walk.result.gap = reply.gap.strip()
+        walk.result.trace.append(
+            TraceStep("classify", (walk.tree.root.title,), {"kind": walk.result.question_kind}, walk.result.gap, error)
+        )
+
+    async def _visit(self, walk: _Walk, node: Node, path: tuple[str, ...]) -> None:
+        if walk.stopped:
+            return
+        if node.is_leaf:
+            await self._leaf(walk, node, path)
+            return
+        children = node.children
+        entries = "\n".join(self._entry(i, child) for i, child in enumerate(children, 1))
+        messages = prompts.render(
+            "navigate_level", question=walk.question, gap=walk.result.gap, location=" > ".join(path), entries=entries
+        )
+        schema = LevelMemoryReply if self.memory else LevelReply
+        try:
+            reply, error = await self._ask(walk, self._with_notes(walk, messages), schema, "navigate_level")
+        except _Stopped:
+            return
+        labels = self._labels(reply, len(children))
+        if not any(l in ("EXPLORE", "INFO") for l in labels.values()) and (error or node is walk.tree.root):
+            # A failed step, or a root where nothing looked relevant: look in the likeliest child anyway.
+            labels = {self._closest(walk.question, [c.content + " " + c.title for c in children]): "EXPLORE"}
+        for entry, label in labels.items():
+            child = children[entry - 1]
+            if label == "INFO":
+                self._add(walk, Evidence(walk.tree.doc_id, "summary", child.content, (*path, child.title), child.id,
+                                         tuple(sorted(child.sources()))))
+        if reply is not None and isinstance(reply, LevelMemoryReply):
+            self._keep_notes(walk, reply.notes, {i: ((*path, c.title), tuple(sorted(c.sources()))) for i, c in enumerate(children, 1)})
+        self._update_gap(walk, reply)
+        walk.result.trace.append(
+            TraceStep("level", path, {"labels": {children[e - 1].title: l for e, l in labels.items()}}, walk.result.gap, error)
+        )
+        explore = [children[e - 1] for e, l in labels.items() if l == "EXPLORE"]
+        await asyncio.gather(*(self._visit(walk, child, (*path, child.title)) for child in explore))
+
+    async def _leaf(self, walk: _Walk, node: Node, path: tuple[str, ...]) -> None:
+        passages = [walk.tree.segments[i] for i in node.segments if 0 <= i < len(walk.tree.segments)]
+        for group in self._groups(passages):
+            if walk.stopped:
+                return
+            text = "\n".join(f'<passage n="{k}">\n{p.text}\n</passage>' for k, p in enumerate(group, 1))
+            messages = prompts.render("navigate_leaf", question=walk.question, gap=walk.result.gap,
+                                      location=" > ".join(path), passages=text)
+            schema = LeafMemoryReply if self.memory else LeafReply
+            try:
+                reply, error = await self._ask(walk, self._with_notes(walk, messages), schema, "navigate_leaf")
+            except _Stopped:
+                return
+            if reply is not None:
+                chosen = sorted({k for k in reply.passages if 1 <= k <= len(group)})
+            else:
+                chosen = [self._closest(walk.question, [p.text for p in group])]
+            for k in chosen:
+                p = group[k - 1]
+                self._add(walk, Evidence(walk.tree.doc_id, "passage", p.text, path, node.id, (p.index,), p.start, p.end))
+            if reply is not None and isinstance(reply, LeafMemoryReply):
+                self._keep_notes(walk, reply.notes, {k: (path, (p.index,)) for k, p in enumerate(group, 1)})
+            self._update_gap(walk, reply)
+            walk.result.trace.append(
+                TraceStep("leaf", path, {"passages": [group[k - 1].index for k in chosen]}, walk.result.gap, error)
+            )
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    async def _ask(self, walk: _Walk, messages: list[Message], schema: type[T], stage: str) -> tuple[T | None, str | None]:
+        """One step's call, counted against the budget; (None, reason) when the model fails.
+
+        Raises:
+            _Stopped: the gap closed or the budget ran out while this step waited for a slot.
+        """
+        options = CallOptions(stage=stage, max_tokens=self.limits.navigate_max_tokens, temperature=0.0)
+        async with walk.slots:
+            if walk.stopped:
+                raise _Stopped
+            walk.result.steps += 1  # counted before awaiting, so concurrent visits cannot overrun the budget
+            try:
+                return await self.llm.acomplete_json(messages, schema, options), None
+            except LLMError as exc:
+                return None, str(exc)
+
+    def _with_notes(self, walk: _Walk, messages: list[Message]) -> list[Message]:
+        if not self.memory:
+            return messages
+        notes = "\n".join(f"- {n.fact}" for n in walk.result.notes) or "(none yet)"
+        return [*messages, *prompts.render("navigate_notes", notes=notes)]
+
+    def _entry(self, number: int, child: Node) -> str:
+        size = f"{len(child.children)} sub-topics" if child.children else f"{len(child.segments)} passages"
+        words = child.content.split()
+        preview = " ".join(words[: self.limits.preview_words]) + (" ..." if len(words) > self.limits.preview_words else "")
+        return f"[{number}] {child.title} ({size}): {preview}"
+
+    def _labels(self, reply: LevelReply | None, count: int) -> dict[int, str]:
+        if reply is None:
+            return {}
+        labels: dict[int, str] = {}
+        for item in reply.labels:
+            if 1 <= item.entry <= count and item.entry not in labels:
+                labels[item.entry] = item.label
+        return labels
+
+    def _closest(self, question: str, texts: list[str]) -> int:
+        """Number (from 1) of the text sharing most words with the question."""
+        probe = words_of(question)
+        scores = [len(probe & words_of(t)) for t in texts]
+        return scores.index(max(scores)) + 1
+
+    def _groups(self, passages: list[SegmentRef]) -> list[list[SegmentRef]]:
+        """Passages in groups of at most ``leaf_prompt_tokens`` tokens (a longer passage goes alone)."""
+        groups: list[list[SegmentRef]] = []
+        size = 0
+        for p in passages:
+            tokens = token_count(p.text)
+            if not groups or size + tokens > self.limits.leaf_prompt_tokens:
+                groups.append([])
+                size = 0
+            groups[-1].append(p)
+            size += tokens
+        return groups
+
+    def _add(self, walk: _Walk, evidence: Evidence) -> None:
+        if evidence.text.strip() and evidence.key not in walk.seen:
+            walk.seen.add(evidence.key)
+            walk.result.evidence.append(evidence)
+
+    def _keep_notes(self, walk: _Walk, notes: list[NoteReply], sources: dict[int, tuple[tuple[str, ...], tuple[int, ...]]]) -> None:
+        known = {n.fact.lower() for n in walk.result.notes}
+        for note in notes:
+            fact = " ".join(note.fact.split())
+            if fact and note.source in sources and fact.lower() not in known:
+                path, segments = sources[note.source]
+                walk.result.notes.append(Note(fact, path, segments))
+                known.add(fact.lower())
+
+    def _update_gap(self, walk: _Walk, reply: LevelReply | LeafReply | None) -> None:
+        if reply is None:
+            return
+        if reply.gap.strip():
+            walk.result.gap = reply.gap.strip()
+        if reply.closed and walk.result.evidence and self._may_close(walk):
+            walk.result.closed = True
+
+    def _may_close(self, walk: _Walk) -> bool:
+        if walk.result.question_kind != "synthesis":
+            return True
+        branches = {e.path[1] for e in walk.result.evidence if len(e.path) > 1}
+        return len(branches) >= SYNTHESIS_BRANCHES

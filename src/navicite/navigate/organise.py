@@ -1,0 +1,359 @@
+"""Organise: place a long document's segments into a tree of titled topics.
+
+The call plan keeps the cost near one call per segment:
+
+1. *select* (with *create*): one call per batch of ``navigate.segments_per_call``
+   segments files each segment under at most ``titles_per_segment`` titles of the
+   top level, naming a new title when none fits (while the level has room), and
+   summarises what the segment says for each title. Batches run in order because
+   each sees the titles made so far.
+2. *merge* happens in code: a topic's summaries are concatenated, each marked with
+   its segment index.
+3. *refine* and *split* (:mod:`navicite.navigate.shape`): once per topic at the end,
+   concurrently: a topic with several summaries is rewritten as cited paragraphs,
+   one over the token budget is split into sub-topics.
+
+The select reply's schema asks for exactly one entry per segment, so a
+schema-constrained backend cannot skip one. A segment the model still leaves
+unplaced (bad JSON, empty titles or summaries) is asked again in a smaller batch,
+alone, then by one *create* call and, if that fails too, filed under a title made
+from its own words: every segment stays reachable and the tree is never stored broken.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pydantic import BaseModel, Field, create_model
+
+from navicite import prompts
+from navicite.config import Settings
+from navicite.documents import Document, Segment
+from navicite.llm.base import LLM
+from navicite.navigate.ask import ask_json
+from navicite.navigate.shape import Shaper
+from navicite.navigate.tree import (
+    BuildCost,
+    KnowledgeTree,
+    Node,
+    Paragraph,
+    SegmentRef,
+    normalise_title,
+    token_count,
+    words_of,
+)
+from navicite.navigate.validate import check
+
+_NOTHING = re.compile(
+    r"\b(?:does not|doesn't|do not|did not)\s+(?:contain|mention|include|discuss|provide|say|describe)\b"
+    r"|\bno (?:information|mention|details?) (?:about|on|of|regarding)\b",
+    re.I,
+)
+_META_OPENING = re.compile(
+    r"^(?:the|this) (?:passage|text|segment|section|excerpt)\s+(?:states|says|notes|mentions|explains|reports|shows)\s+(?:that\s+)?",
+    re.I,
+)
+#: Longest title kept from a model reply, in characters.
+MAX_TITLE_CHARS = 80
+
+
+class TopicPick(BaseModel):
+    """One title chosen for a segment and what the segment says about it."""
+
+    title: str = Field(max_length=200)
+    summary: str = Field(max_length=2000)
+
+
+class SegmentPicks(BaseModel):
+    """The titles chosen for one segment."""
+
+    segment: int
+    topics: list[TopicPick] = Field(min_length=1, max_length=8)
+
+
+class SelectReply(BaseModel):
+    """The reply of one select call."""
+
+    segments: list[SegmentPicks] = Field(max_length=16)
+
+
+@lru_cache(maxsize=16)
+def select_schema(count: int) -> type[SelectReply]:
+    """:class:`SelectReply` with exactly ``count`` segment entries, each with at least one title.
+
+    Backends that constrain output to the schema then cannot leave a segment out, which
+    small models otherwise do when given several.
+    """
+    return create_model(
+        f"SelectReply{count}",
+        __base__=SelectReply,
+        segments=(list[SegmentPicks], Field(min_length=count, max_length=count)),
+    )
+
+
+class CreateReply(BaseModel):
+    """The reply of one create call."""
+
+    title: str = Field(max_length=200)
+    summary: str = Field(max_length=2000)
+
+
+@dataclass(frozen=True)
+class BuildProgress:
+    """Where a build is: phase, steps done of total, and model calls and tokens so far."""
+
+    doc_id: str
+    phase: str
+    done: int
+    total: int
+    calls: int
+    tokens: int
+
+
+ProgressFn = Callable[[BuildProgress], None]
+
+
+@dataclass
+class Topic:
+    """A top-level topic while the tree grows: its title and the summaries filed under it."""
+
+    title: str
+    notes: list[Paragraph]
+
+
+def clean_summary(summary: str) -> str:
+    """A model's summary tidied; empty when it only says the segment has nothing on the topic.
+
+    Small models often file a segment under a title only to write "the passage does not
+    mention ...", and open summaries with "The passage states that"; neither is content.
+    """
+    summary = " ".join(summary.split())
+    if _NOTHING.search(summary):
+        return ""
+    summary = _META_OPENING.sub("", summary)
+    return summary[:1].upper() + summary[1:]
+
+
+def clean_title(title: str) -> str:
+    """A model's title tidied: single spaces, no quotes or list marks, at most MAX_TITLE_CHARS characters."""
+    title = " ".join(title.split()).strip(" -*#\"'`")
+    return title[:MAX_TITLE_CHARS].rstrip()
+
+
+class Organiser:
+    """Builds the knowledge tree of one document from its segments."""
+
+    STAGES = ("tree_select", "tree_create", "tree_refine", "tree_split")
+
+    def __init__(self, llm: LLM, settings: Settings, progress: ProgressFn | None = None) -> None:
+        self.llm = llm
+        self.settings = settings
+        self.limits = settings.navigate
+        self.progress = progress
+        self.shaper = Shaper(llm, settings)
+        self._first_call = 0
+
+    def run(self, document: Document, segments: list[Segment]) -> KnowledgeTree:
+        """The validated tree of ``document`` over ``segments`` (indices 0..n-1).
+
+        Raises:
+            TreeInvariantError: the repaired tree still breaks an invariant (a bug, not a model fault).
+            LLMUnavailableError: the model cannot be reached at all.
+        """
+        if not segments:
+            raise ValueError(f"document {document.id!r} has no text to organise")
+        name = document.title or document.id
+        started, self._first_call = time.perf_counter(), len(self.llm.usage.calls)
+        topics: dict[str, Topic] = {}
+        batches = self._batches(segments)
+        self._report(document.id, "select", 0, len(batches))
+        for done, batch in enumerate(batches, 1):
+            self._place_batch(name, batch, topics)
+            self._report(document.id, "select", done, len(batches))
+        ordered = list(topics.values())
+        children = self.shaper.shape_all(
+            [(t.title, t.notes) for t in ordered],
+            on_done=lambda done: self._report(document.id, "refine", done, len(ordered)),
+        )
+        root = Node(id="0", title=name, children=children)
+        _number(root)
+        tree = KnowledgeTree(
+            doc_id=document.id,
+            fingerprint=document.fingerprint,
+            root=root,
+            segments=[SegmentRef(s.index, s.start, s.end, s.text) for s in segments],
+            limits={
+                "leaf_token_budget": self.limits.leaf_token_budget,
+                "max_topics_per_level": self.limits.max_topics_per_level,
+            },
+        )
+        check(tree)
+        tree.cost = cost_since(self.llm, self._first_call, self.STAGES)
+        tree.cost.seconds = time.perf_counter() - started
+        tree.cost.document_tokens = token_count(f"{document.abstract}\n{document.text}")
+        tree.cost.segments = len(segments)
+        return tree
+
+    # -- select and create -----------------------------------------------------------------
+
+    def _batches(self, segments: list[Segment]) -> list[list[Segment]]:
+        """Consecutive groups of segments, each small enough for one select prompt."""
+        room = self._context() - self.limits.select_max_tokens - 600  # instructions and titles
+        batches: list[list[Segment]] = []
+        for seg in segments:
+            last = batches[-1] if batches else None
+            if (
+                last is not None
+                and len(last) < self.limits.segments_per_call
+                and sum(token_count(s.text) for s in last) + token_count(seg.text) <= room
+            ):
+                last.append(seg)
+            else:
+                batches.append([seg])
+        return batches
+
+    def _context(self) -> int:
+        return int(getattr(self.llm, "context_size", None) or self.settings.llm.context_size)
+
+    def _place_batch(self, name: str, batch: list[Segment], topics: dict[str, Topic]) -> None:
+        """File every segment of ``batch``; segments the reply left out are asked again in smaller batches."""
+        picks = self._select(name, batch, topics)
+        missing = []
+        for seg in batch:
+            placed = [self._file(p.title, p.summary, seg.index, topics) for p in picks.get(seg.index, [])]
+            if not any(placed):
+                missing.append(seg)
+        if not missing:
+            return
+        if len(batch) == 1:
+            self._create(name, batch[0], topics)
+        elif len(missing) < len(batch):
+            self._place_batch(name, missing, topics)
+        else:
+            for seg in missing:
+                self._place_batch(name, [seg], topics)
+
+    def _select(self, name: str, batch: list[Segment], topics: dict[str, Topic]) -> dict[int, list[TopicPick]]:
+        """The picks per segment index of one select call; a failed call yields none (then create repairs)."""
+        messages = prompts.render(
+            "tree_select",
+            document=name,
+            titles=self._title_list(topics),
+            new_titles=self._new_title_rule(topics),
+            per_segment=self.limits.titles_per_segment,
+            words=self.limits.summary_words,
+            segments="\n".join(f'<segment n="{s.index}">\n{s.text}\n</segment>' for s in batch),
+        )
+        reply = ask_json(self.llm, messages, select_schema(len(batch)), "tree_select", self.limits.select_max_tokens)
+        if reply is None:
+            if len(batch) == 1:
+                return {}
+            merged: dict[int, list[TopicPick]] = {}
+            for seg in batch:  # a batch the model could not answer is retried one segment at a time
+                merged.update(self._select(name, [seg], topics))
+            return merged
+        wanted = [s.index for s in batch]
+        picks: dict[int, list[TopicPick]] = {}
+        entries = reply.segments
+        positional = len(entries) == len(batch) and any(e.segment not in wanted for e in entries)
+        for position, entry in enumerate(entries):
+            index = wanted[position] if positional else entry.segment
+            if index in wanted:
+                picks.setdefault(index, []).extend(entry.topics)
+        return {i: p[: self.limits.max_titles] for i, p in picks.items()}
+
+    def _create(self, name: str, seg: Segment, topics: dict[str, Topic]) -> None:
+        """Place a segment the select call left out: one create call, else a title from its own words."""
+        messages = prompts.render(
+            "tree_create", document=name, titles=self._title_list(topics), words=self.limits.summary_words, segment=seg.text
+        )
+        reply = ask_json(self.llm, messages, CreateReply, "tree_create", self.limits.summary_words * 4 + 64)
+        if reply is not None and self._file(reply.title, reply.summary, seg.index, topics):
+            return
+        words = seg.text.split()
+        summary = " ".join(words[: self.limits.summary_words])
+        title = f"Passage {seg.index + 1}: " + " ".join(words[:5])
+        if not self._file(title, summary, seg.index, topics):
+            self._file_nearest(summary, seg.index, topics)
+
+    def _file(self, title: str, summary: str, index: int, topics: dict[str, Topic]) -> bool:
+        """Add a summary under ``title`` (new or existing); False when title or summary is unusable."""
+        title, summary = clean_title(title), clean_summary(summary)
+        key = normalise_title(title)
+        if not key or not summary:
+            return False
+        summary = _cap_words(summary, self.limits.summary_words * 2)
+        topic = topics.get(key)
+        if topic is None:
+            if len(topics) >= self.limits.max_topics_per_level:
+                return self._file_nearest(f"{title} {summary}", index, topics, summary)
+            topic = topics[key] = Topic(title, [])
+        if any(n.sources == [index] and n.text == summary for n in topic.notes):
+            return True
+        topic.notes.append(Paragraph(summary, [index]))
+        return True
+
+    def _file_nearest(self, text: str, index: int, topics: dict[str, Topic], summary: str | None = None) -> bool:
+        """File under the existing topic sharing most words with ``text`` (the level is full)."""
+        if not topics:
+            return False
+        probe = words_of(text)
+        best = max(topics.values(), key=lambda t: len(probe & words_of(t.title + " " + " ".join(n.text for n in t.notes))))
+        best.notes.append(Paragraph(summary or text, [index]))
+        return True
+
+    def _title_list(self, topics: dict[str, Topic]) -> str:
+        if not topics:
+            return "(none yet)"
+        return "\n".join(f"- {t.title}" for t in topics.values())
+
+    def _new_title_rule(self, topics: dict[str, Topic]) -> str:
+        room = self.limits.max_topics_per_level - len(topics)
+        if room <= 0:
+            return "The list is full: use only titles from the list."
+        return (
+            f"When no existing title fits, write a new title (2 to 6 words, concrete, clearly different from the "
+            f"existing ones); at most {room} new titles in all."
+        )
+
+    # -- shared ------------------------------------------------------------------------------
+
+    def _report(self, doc_id: str, phase: str, done: int, total: int) -> None:
+        if self.progress is None:
+            return
+        cost = cost_since(self.llm, self._first_call, self.STAGES)
+        self.progress(BuildProgress(doc_id, phase, done, total, cost.calls, cost.prompt_tokens + cost.completion_tokens))
+
+
+def cost_since(llm: LLM, first_call: int, stages: tuple[str, ...]) -> BuildCost:
+    """Calls and tokens of ``stages`` in ``llm``'s usage log from call number ``first_call`` on.
+
+    Cache hits are counted apart: they cost no model time, so ``calls`` excludes them.
+    """
+    cost = BuildCost()
+    for usage in llm.usage.calls[first_call:]:
+        if usage.stage not in stages:
+            continue
+        if usage.cache_hit:
+            cost.cache_hits += 1
+            continue
+        cost.calls += 1
+        cost.prompt_tokens += usage.prompt_tokens
+        cost.completion_tokens += usage.completion_tokens
+    return cost
+
+
+def _cap_words(text: str, limit: int) -> str:
+    words = text.split()
+    return text if len(words) <= limit else " ".join(words[:limit])
+
+
+def _number(node: Node) -> None:
+    """Give every descendant an id from its position: root 0, its children 0.1, 0.2, ..."""
+    for position, child in enumerate(node.children, 1):
+        child.id = f"{node.id}.{position}"
+        _number(child)

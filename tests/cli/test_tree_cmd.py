@@ -1,0 +1,72 @@
+"""``navicite tree build`` and ``navicite tree show`` with a scripted model and a real index."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from navicite import index as index_layer
+from navicite import llm
+from navicite.config import load_settings
+from navicite.documents import Document
+from navicite.llm.scripted import ScriptedLLM
+
+SETTINGS = ["-s", "ingest.segment_words=20", "-s", "ingest.segment_overlap=0.0", "-s", "navigate.min_document_words=30",
+            "-s", "navigate.concurrency=1", "-s", "llm.backend=tree-scripted"]
+ANSWERS = [
+    {"segments": [{"segment": 0, "topics": [{"title": "Harbour", "summary": "The harbour opened in 1850."}]},
+                  {"segment": 1, "topics": [{"title": "Trade", "summary": "Trade in wool grew."}]}]},
+    {"segments": [{"segment": 2, "topics": [{"title": "Harbour", "summary": "The harbour silted up by 1900."}]}]},
+    {"paragraphs": [{"text": "The harbour opened in 1850 and silted up by 1900.", "sources": [0, 2]}]},
+]
+
+
+def collection(home: Path) -> None:
+    settings = load_settings(home)
+    words = " ".join(f"word{i}" for i in range(60))
+    index_layer.create(settings).upsert([
+        Document("town", "Town history", text=words),
+        Document("note", "Short note", text="Too short for a tree."),
+    ])
+
+
+def test_build_then_show_outline_and_json(tmp_path: Path, run_cli: Any) -> None:
+    collection(tmp_path)
+    stand_in = ScriptedLLM(ANSWERS, concurrency=1)
+    llm.register_backend("tree-scripted", lambda settings: stand_in)
+    code, out, err = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "build", "--json")
+    assert code == 0, err
+    outcomes = {o["doc_id"]: o for o in json.loads(out)}
+    assert outcomes["note"]["status"] == "short"
+    assert outcomes["town"]["status"] == "built" and outcomes["town"]["cost"]["calls"] == 3
+    assert outcomes["town"]["cost"]["calls_per_segment"] == 1.0
+
+    code, out, err = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "show", "town")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("Town history  [town]  3 segments, 3 nodes")
+    assert "- Harbour  (" in lines[1] and "segments 0,2, words 0-60" in lines[1]
+    assert "- Trade  (" in lines[2] and "segments 1, words 20-40" in lines[2]
+    assert "valid" in err
+
+    code, out, _ = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "show", "town", "--json")
+    shown = json.loads(out)
+    assert shown["problems"] == [] and shown["root"]["children"][0]["paragraphs"][0]["sources"] == [0, 2]
+
+    code, out, err = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "build")
+    assert code == 0 and "up to date 1" in err  # nothing rebuilt, no model call left unanswered
+    assert "note:" not in run_cli("--home", str(tmp_path), *SETTINGS, "tree", "show", "town")[2]
+
+    index_layer.create(load_settings(tmp_path)).upsert([Document("town", "Town history", text="changed " * 60)])
+    code, _, err = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "show", "town")
+    assert code == 0 and "has changed since this tree was built" in err
+
+
+def test_unknown_documents_are_clear_errors(tmp_path: Path, run_cli: Any) -> None:
+    collection(tmp_path)
+    llm.register_backend("tree-scripted", lambda settings: ScriptedLLM([]))
+    code, _, err = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "build", "nope")
+    assert code == 2 and "nope" in err
+    code, _, err = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "show", "town")
+    assert code == 2 and "navicite tree build town" in err

@@ -1,0 +1,131 @@
+"""Helpers for the navigate tests: documents with known topics and a rule-based stand-in model.
+
+``TreeModel`` answers the organising prompts from their content: a segment whose
+text starts with ``Topic: <name>.`` is filed under ``<name>``, refine merges notes
+into one paragraph citing them all, split halves the paragraphs. Tests wrap it to
+inject derailments.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from navicite.config import Settings, load_settings
+from navicite.documents import Document
+from navicite.llm.base import Message
+from navicite.llm.scripted import ScriptedLLM
+
+SEGMENT = re.compile(r'<segment n="(\d+)">\s*Topic: ([^.]+)\.', re.S)
+NOTE = re.compile(r"^((?:\[\d+\])+) (.*)$", re.M)
+
+
+def stage_of(messages: list[Message]) -> str:
+    """Which organising or navigation prompt ``messages`` are."""
+    text = "\n".join(m.content for m in messages)
+    for marker, stage in (
+        ("file each one under topic titles", "select"),
+        ("Give this passage a new topic title", "create"),
+        ("Rewrite the notes", "refine"),
+        ("divided into sub-topics", "split"),
+        ("Label every entry", "level"),
+        ("Choose the passages", "leaf"),
+        ("Classify the question", "classify"),
+    ):
+        if marker in text:
+            return stage
+    raise AssertionError(f"unknown prompt: {text[:300]!r}")
+
+
+class TreeModel:
+    """Answers organising prompts by rule; ``overrides`` maps a stage to a list of answers used first."""
+
+    def __init__(self, overrides: dict[str, list[Any]] | None = None) -> None:
+        self.overrides = {k: list(v) for k, v in (overrides or {}).items()}
+        self.seen: list[str] = []
+
+    def __call__(self, messages: list[Message]) -> Any:
+        stage = stage_of(messages)
+        self.seen.append(stage)
+        queued = self.overrides.get(stage)
+        if queued:
+            answer = queued.pop(0)
+            return answer(messages) if callable(answer) else answer
+        return getattr(self, stage)("\n".join(m.content for m in messages))
+
+    def select(self, text: str) -> dict[str, Any]:
+        return {
+            "segments": [
+                {"segment": int(n), "topics": [{"title": name.strip(), "summary": f"Segment {n} says {name.strip()} facts."}]}
+                for n, name in SEGMENT.findall(text)
+            ]
+        }
+
+    def create(self, text: str) -> dict[str, Any]:
+        return {"title": "Created topic", "summary": "A created summary."}
+
+    def refine(self, text: str) -> dict[str, Any]:
+        notes = NOTE.findall(text.split("Notes collected")[1].split("Rewrite")[0])
+        sources = sorted({int(s) for marks, _ in notes for s in re.findall(r"\d+", marks)})
+        return {"paragraphs": [{"text": " ".join(body for _, body in notes), "sources": sources}]}
+
+    def split(self, text: str) -> dict[str, Any]:
+        count = len(re.findall(r"^P\d+:", text, re.M))
+        half = max(1, count // 2)
+        return {
+            "overview": "An overview.",
+            "groups": [
+                {"title": "First half", "paragraphs": list(range(1, half + 1))},
+                {"title": "Second half", "paragraphs": list(range(half + 1, count + 1))},
+            ],
+        }
+
+
+def topic_document(topics: list[str], words_per_segment: int = 40, doc_id: str = "doc") -> Document:
+    """A document of one segment per topic name (segment size ``words_per_segment``, no overlap)."""
+    parts = []
+    for i, name in enumerate(topics):
+        filler = " ".join(f"w{i}x{j}" for j in range(words_per_segment - 1 - len(name.split())))
+        parts.append(f"Topic: {name}. {filler}")
+    return Document(id=doc_id, title=f"Document {doc_id}", text="\n".join(parts))
+
+
+def tree_settings(home: Any, *extra: str) -> Settings:
+    """Settings for small test trees: 40-word segments without overlap, concurrency 1."""
+    return load_settings(
+        home,
+        [
+            "ingest.segment_words=40",
+            "ingest.segment_overlap=0.0",
+            "navigate.min_document_words=10",
+            "navigate.concurrency=1",
+            *extra,
+        ],
+    )
+
+
+@pytest.fixture
+def settings(tmp_path: Any) -> Settings:
+    return tree_settings(tmp_path)
+
+
+def rule_llm(model: TreeModel | None = None) -> ScriptedLLM:
+    """A ScriptedLLM answering every request with ``model`` (rule-based by default)."""
+    return ScriptedLLM(default=model or TreeModel(), concurrency=1)
+
+
+class Kit:
+    """The helpers above, handed to tests as the ``kit`` fixture (test modules cannot import conftest)."""
+
+    TreeModel = TreeModel
+    stage_of = staticmethod(stage_of)
+    topic_document = staticmethod(topic_document)
+    tree_settings = staticmethod(tree_settings)
+    rule_llm = staticmethod(rule_llm)
+
+
+@pytest.fixture
+def kit() -> type[Kit]:
+    return Kit

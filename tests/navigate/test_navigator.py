@@ -1,0 +1,186 @@
+"""The navigation agent's control flow with a scripted model: labels, recursion, budget, gap, memory."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from navicite.llm.base import Message
+from navicite.llm.scripted import ScriptedLLM
+from navicite.navigate.navigator import Navigator
+from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef
+
+TEXTS = [
+    "Rain fell for forty days in 1921.",
+    "The soil is clay, rich in iron.",
+    "Farmers added lime to the soil in 1930.",
+    "The river Ouse floods in spring.",
+]
+
+
+def tree() -> KnowledgeTree:
+    """Doc > Climate (leaf 0) | Soil > (Composition leaf 1 | Treatment leaf 2) | Water (leaf 3)."""
+    segments = [SegmentRef(i, i * 10, i * 10 + 8, t) for i, t in enumerate(TEXTS)]
+    soil = Node("0.2", "Soil", [Paragraph("Soil of the farm: clay, limed.", [1, 2])], children=[
+        Node("0.2.1", "Composition", [Paragraph("Clay with iron.", [1])], segments=[1]),
+        Node("0.2.2", "Treatment", [Paragraph("Lime added in 1930.", [2])], segments=[2]),
+    ])
+    root = Node("0", "Farm report", children=[
+        Node("0.1", "Climate", [Paragraph("Heavy rain in 1921.", [0])], segments=[0]),
+        soil,
+        Node("0.3", "Water", [Paragraph("The Ouse floods in spring.", [3])], segments=[3]),
+    ])
+    return KnowledgeTree("farm", "fp", root, segments)
+
+
+ENTRY = re.compile(r"^\[(\d+)\] (.+?) \(", re.M)
+PASSAGE = re.compile(r'<passage n="(\d+)">\n(.*?)\n</passage>', re.S)
+
+
+class NavModel:
+    """Explores titles in ``explore``, marks titles in ``info`` INFO, picks passages containing ``word``."""
+
+    def __init__(self, kit: Any, explore: set[str], info: set[str] = frozenset(), word: str = "",
+                 close_at_leaf: bool = False, kind: str = "localised", notes: bool = False) -> None:
+        self.kit, self.explore, self.info, self.word = kit, explore, info, word
+        self.close_at_leaf, self.kind, self.notes = close_at_leaf, kind, notes
+        self.seen: list[tuple[str, str]] = []
+
+    def __call__(self, messages: list[Message]) -> Any:
+        stage = self.kit.stage_of(messages)
+        text = "\n".join(m.content for m in messages)
+        if stage == "classify":
+            self.seen.append(("classify", ""))
+            return {"kind": self.kind, "gap": "what was done to the soil"}
+        if stage == "level":
+            location = re.search(r"You are at: (.*)", text).group(1)  # type: ignore[union-attr]
+            self.seen.append(("level", location))
+            labels = []
+            for number, title in ENTRY.findall(text):
+                label = "EXPLORE" if title in self.explore else "INFO" if title in self.info else "SKIP"
+                labels.append({"entry": int(number), "label": label})
+            reply: dict[str, Any] = {"labels": labels, "gap": f"gap after {location}", "closed": False}
+            if self.notes:
+                reply["notes"] = [{"fact": f"note at {location}", "source": 1}, {"fact": "bad source", "source": 99}]
+            return reply
+        location = re.search(r"Topic: (.*)", text).group(1)  # type: ignore[union-attr]
+        self.seen.append(("leaf", location))
+        chosen = [int(n) for n, body in PASSAGE.findall(text) if self.word and self.word in body]
+        reply = {"passages": chosen, "gap": f"gap after {location}", "closed": self.close_at_leaf and bool(chosen)}
+        if self.notes:
+            reply["notes"] = [{"fact": f"leaf note {location}", "source": 1}]
+        return reply
+
+
+def navigate(kit: Any, model: Any, settings: Any, **kwargs: Any) -> Any:
+    return Navigator(ScriptedLLM(default=model, concurrency=2), settings, **kwargs).run("What was done to the soil?", tree())
+
+
+def test_labels_drive_recursion_info_and_passage_selection(settings: Any, kit: Any) -> None:
+    model = NavModel(kit, explore={"Soil", "Treatment", "Composition"}, info={"Water"}, word="lime")
+    result = navigate(kit, model, settings)
+    assert [(e.kind, e.path, e.segments) for e in result.evidence] == [
+        ("summary", ("Farm report", "Water"), (3,)),
+        ("passage", ("Farm report", "Soil", "Treatment"), (2,)),
+    ]
+    passages = [e for e in result.evidence if e.kind == "passage"]
+    assert [(e.path, e.segments, e.start, e.end) for e in passages] == [
+        (("Farm report", "Soil", "Treatment"), (2,), 20, 28)
+    ]  # only the passage mentioning lime
+    assert result.evidence[0].text == "The Ouse floods in spring."
+    assert sorted(model.seen) == sorted(
+        [("level", "Farm report"), ("level", "Farm report > Soil"),
+         ("leaf", "Farm report > Soil > Composition"), ("leaf", "Farm report > Soil > Treatment")]
+    )
+    assert result.steps == 4 and not result.closed
+    assert [t.kind for t in result.trace][:2] == ["level", "level"]
+    assert result.trace[0].decision["labels"] == {"Climate": "SKIP", "Soil": "EXPLORE", "Water": "INFO"}
+    as_dict = result.to_dict()
+    assert as_dict["evidence"][0]["path"] == ["Farm report", "Water"]
+
+
+def test_the_step_budget_bounds_the_calls(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "navigate.step_budget=2")
+    model = NavModel(kit, explore={"Soil", "Treatment", "Composition", "Climate"}, word="soil")
+    result = navigate(kit, model, settings)
+    assert result.steps == 2 and len(model.seen) == 2
+
+
+def test_a_closed_gap_stops_the_walk(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "navigate.concurrency=1")
+    model = NavModel(kit, explore={"Soil", "Treatment", "Composition", "Climate"}, word="soil", close_at_leaf=True)
+    result = Navigator(ScriptedLLM(default=model, concurrency=1), settings).run("What was done to the soil?", tree())
+    assert result.closed
+    # Climate (a leaf without "soil") is read first, then Composition closes the gap: Treatment is never read.
+    assert ("leaf", "Farm report > Soil > Treatment") not in model.seen
+    assert result.gap.startswith("gap after")
+
+
+def test_a_derailed_level_step_explores_the_closest_child(settings: Any, kit: Any) -> None:
+    answers = ["not json", "still not json"]  # the level step and its repair attempt both fail
+
+    def model(messages: list[Message]) -> Any:
+        if answers:
+            return answers.pop(0)
+        return {"passages": [1, 7], "gap": "", "closed": False}  # 7 names no passage
+
+    result = navigate(kit, model, settings)
+    assert result.trace[0].error and "navigate_level" in result.trace[0].error
+    # "soil" in the question: the Soil subtree has the closest summary, so it is explored (no model labels).
+    assert result.trace[0].decision["labels"] == {"Soil": "EXPLORE"}
+
+
+def test_unknown_entry_numbers_are_ignored_and_a_failed_leaf_keeps_the_closest_passage(settings: Any, kit: Any) -> None:
+    replies = [
+        {"labels": [{"entry": 9, "label": "EXPLORE"}, {"entry": 3, "label": "EXPLORE"}], "gap": "g", "closed": False},
+        "bad", "bad",
+    ]
+    result = navigate(kit, ScriptedLLMDefault(replies), settings)
+    assert result.trace[0].decision["labels"] == {"Water": "EXPLORE"}
+    assert [(e.kind, e.segments) for e in result.evidence] == [("passage", (3,))]
+    assert result.trace[1].error
+
+
+class ScriptedLLMDefault:
+    """Replies in order (for a scripted run where the order of calls is fixed)."""
+
+    def __init__(self, replies: list[Any]) -> None:
+        self.replies = list(replies)
+
+    def __call__(self, messages: list[Message]) -> Any:
+        return self.replies.pop(0)
+
+
+def test_memory_variant_classifies_and_keeps_grounded_notes(settings: Any, kit: Any) -> None:
+    model = NavModel(kit, explore={"Soil", "Treatment"}, word="lime", notes=True)
+    llm = ScriptedLLM(default=model, concurrency=2)
+    result = Navigator(llm, settings, memory=True).run("What was done to the soil?", tree())
+    assert model.seen[0] == ("classify", "") and result.question_kind == "localised"
+    assert result.trace[0].kind == "classify"
+    facts = {n.fact: (n.path, n.segments) for n in result.notes}
+    assert facts["note at Farm report"] == (("Farm report", "Climate"), (0,))  # entry 1 at the root is Climate
+    assert facts["leaf note Farm report > Soil > Treatment"] == (("Farm report", "Soil", "Treatment"), (2,))
+    assert "bad source" not in facts
+    # Later steps see the notes kept so far.
+    assert any("note at Farm report" in c.prompt and "Notes kept so far" in c.prompt for c in llm.calls[2:])
+
+
+def test_a_synthesis_question_closes_only_with_evidence_from_two_topics(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "navigate.concurrency=1")
+    model = NavModel(kit, explore={"Climate", "Soil", "Composition", "Treatment", "Water"}, word="1",
+                     close_at_leaf=True, kind="synthesis")
+    result = Navigator(ScriptedLLM(default=model, concurrency=1), settings, memory=True).run("How did the farm change?", tree())
+    # Climate's passage (1921) closes nothing alone; Treatment's (1930) adds a second topic and closes the gap.
+    assert result.closed and result.question_kind == "synthesis"
+    assert {e.path[1] for e in result.evidence} == {"Climate", "Soil"}
+    # The Climate leaf said "closed" too, but for a synthesis question one topic is not enough.
+    leaves = [t.path[-1] for t in result.trace if t.kind == "leaf"]
+    assert leaves[0] == "Climate" and leaves[-1] == "Treatment"
+
+
+def test_run_many_navigates_each_tree_with_its_own_budget(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "navigate.step_budget=1")
+    model = NavModel(kit, explore={"Soil"}, info={"Water"})
+    results = Navigator(ScriptedLLM(default=model), settings).run_many("soil?", [tree(), tree()])
+    assert [r.steps for r in results] == [1, 1]
+    assert [[e.path for e in r.evidence] for r in results] == [[("Farm report", "Water")]] * 2

@@ -1,0 +1,175 @@
+"""Organise with a rule-based stand-in model: the call plan, and repairs when the model derails."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from navicite.documents import Document
+from navicite.ingest import segment
+from navicite.llm.scripted import ScriptedLLM
+from navicite.navigate.organise import Organiser
+from navicite.navigate.tree import KnowledgeTree
+from navicite.navigate.validate import problems
+
+
+def organise(settings: Any, document: Document, llm: ScriptedLLM) -> KnowledgeTree:
+    segments = segment(document, settings.ingest.segment_words, settings.ingest.segment_overlap)
+    return Organiser(llm, settings).run(document, segments)
+
+
+def top_titles(tree: KnowledgeTree) -> list[str]:
+    return [c.title for c in tree.root.children]
+
+
+def test_segments_are_filed_under_shared_topics_and_refined_once(settings: Any, kit: Any) -> None:
+    model = kit.TreeModel()
+    tree = organise(settings, kit.topic_document(["Climate", "Soil", "Climate", "Water", "Soil"]), kit.rule_llm(model))
+    assert top_titles(tree) == ["Climate", "Soil", "Water"]
+    climate = tree.root.children[0]
+    assert climate.segments == [0, 2] and climate.paragraphs[0].sources == [0, 2]
+    # 3 select calls for 5 segments (2 per call), one refine per topic with several notes.
+    assert model.seen.count("select") == 3 and model.seen.count("refine") == 2
+    assert tree.cost.calls == 5 and tree.cost.calls_per_segment <= 1.5
+    assert tree.cost.document_tokens > 0 and tree.cost.calls_per_1k_tokens > 0
+    assert problems(tree) == []
+    assert [n.id for n, _ in tree.nodes()] == ["0", "0.1", "0.2", "0.3"]
+
+
+def test_select_prompt_lists_existing_titles_and_the_segment_numbers(settings: Any, kit: Any) -> None:
+    llm = kit.rule_llm()
+    organise(settings, kit.topic_document(["Climate", "Soil", "Water"]), llm)
+    second = llm.calls[1].prompt
+    assert "- Climate" in second and "- Soil" in second and '<segment n="2">' in second
+
+
+def test_bad_json_for_a_batch_is_retried_one_segment_at_a_time(settings: Any, kit: Any) -> None:
+    model = kit.TreeModel({"select": ["this is not json", "{still not json"]})
+    tree = organise(settings, kit.topic_document(["Climate", "Soil"]), kit.rule_llm(model))
+    assert top_titles(tree) == ["Climate", "Soil"]
+    assert model.seen[:4] == ["select", "select", "select", "select"]  # failed call, repair, then one per segment
+    assert problems(tree) == []
+
+
+def test_empty_titles_and_summaries_are_repaired_by_asking_again_then_create(settings: Any, kit: Any) -> None:
+    bad_select = {"segments": [{"segment": 0, "topics": [{"title": "  ", "summary": "x"}]},
+                               {"segment": 0, "topics": [{"title": "Ghost", "summary": " "}]}]}
+    empty_single = {"segments": [{"segment": 0, "topics": [{"title": "", "summary": "nothing"}]}]}
+    model = kit.TreeModel({"select": [bad_select, empty_single, empty_single],
+                           "create": [{"title": "Made title", "summary": "Made summary."}, "not json", "not json"]})
+    tree = organise(settings, kit.topic_document(["Climate", "Soil"]), kit.rule_llm(model))
+    assert model.seen == ["select", "select", "create", "select", "create", "create"]
+    assert "Ghost" not in top_titles(tree)
+    assert top_titles(tree)[0] == "Made title"
+    # The second segment's create call derailed (bad JSON twice): a title from its own words.
+    assert top_titles(tree)[1].startswith("Passage 2: Topic: Soil")
+    assert problems(tree) == []
+
+
+def test_the_select_schema_asks_for_one_entry_per_segment(settings: Any, kit: Any) -> None:
+    llm = kit.rule_llm()
+    organise(settings, kit.topic_document(["Climate", "Soil", "Water"]), llm)
+    first, second = (c.json_schema for c in llm.calls[:2])
+    assert (first["properties"]["segments"]["minItems"], first["properties"]["segments"]["maxItems"]) == (2, 2)
+    assert second["properties"]["segments"]["minItems"] == 1
+
+
+def test_segments_a_reply_leaves_out_are_asked_again_without_the_others(settings: Any, kit: Any) -> None:
+    partial = {"segments": [{"segment": 0, "topics": [{"title": "Climate", "summary": "Rain."}]},
+                            {"segment": 0, "topics": [{"title": "Climate", "summary": "More rain."}]}]}
+    model = kit.TreeModel({"select": [partial]})
+    llm = kit.rule_llm(model)
+    tree = organise(settings, kit.topic_document(["Climate", "Soil"]), llm)
+    assert model.seen[:2] == ["select", "select"] and "<segment n=\"0\">" not in llm.calls[1].prompt
+    assert [(c.title, c.segments) for c in tree.root.children] == [("Climate", [0]), ("Soil", [1])]
+
+
+def test_positional_segment_numbers_are_accepted_when_counts_match(settings: Any, kit: Any) -> None:
+    shifted = {"segments": [{"segment": 1, "topics": [{"title": "Climate", "summary": "a"}]},
+                            {"segment": 2, "topics": [{"title": "Soil", "summary": "b"}]}]}
+    tree = organise(settings, kit.topic_document(["Climate", "Soil"]), kit.rule_llm(kit.TreeModel({"select": [shifted]})))
+    assert [(c.title, c.segments) for c in tree.root.children] == [("Climate", [0]), ("Soil", [1])]
+
+
+def test_a_full_level_takes_no_new_titles(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "navigate.max_topics_per_level=2")
+    llm = kit.rule_llm()
+    tree = organise(settings, kit.topic_document(["Climate", "Soil", "Water", "Climate rain"]), llm)
+    assert top_titles(tree) == ["Climate", "Soil"]
+    assert "The list is full" in llm.calls[1].prompt
+    assert problems(tree) == []  # segments 2 and 3 were filed under the nearest existing topic
+
+
+def test_refine_that_drops_segments_or_cites_unknown_ones_is_repaired(settings: Any, kit: Any) -> None:
+    bad_refine = {"paragraphs": [{"text": "Merged climate facts.", "sources": [0, 42]}, {"text": "", "sources": [2]}]}
+    tree = organise(settings, kit.topic_document(["Climate", "Soil", "Climate"]), kit.rule_llm(kit.TreeModel({"refine": [bad_refine]})))
+    climate = tree.root.children[0]
+    assert climate.paragraphs[0].text == "Merged climate facts." and climate.paragraphs[0].sources == [0]
+    assert [p.sources for p in climate.paragraphs[1:]] == [[2]]  # the lost segment keeps its summary
+    assert problems(tree) == []
+
+
+def test_a_topic_over_budget_is_split_into_children(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "navigate.leaf_token_budget=128", "navigate.summary_words=60")
+    long = " ".join(f"fact{i}" for i in range(60))
+
+    def select_long(messages: Any) -> dict[str, Any]:
+        reply = kit.TreeModel().select("\n".join(m.content for m in messages))
+        for entry in reply["segments"]:
+            entry["topics"][0]["summary"] = f"{long} {entry['segment']}"
+        return reply
+
+    model = kit.TreeModel({"select": [select_long] * 3})
+    tree = organise(settings, kit.topic_document(["Climate"] * 5), kit.rule_llm(model))
+    climate = tree.root.children[0]
+    assert not climate.is_leaf and "split" in model.seen and "refine" not in model.seen
+    assert climate.paragraphs[0].text == "An overview." and climate.paragraphs[0].sources == [0, 1, 2, 3, 4]
+    assert problems(tree) == []
+    assert all(n.tokens <= 128 for n, _ in tree.nodes())
+
+
+def test_a_split_reply_without_usable_groups_falls_back_to_packing(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "navigate.leaf_token_budget=128")
+    long = " ".join(f"fact{i}" for i in range(60))
+
+    def select_long(messages: Any) -> dict[str, Any]:
+        reply = kit.TreeModel().select("\n".join(m.content for m in messages))
+        for entry in reply["segments"]:
+            entry["topics"][0]["summary"] = long
+        return reply
+
+    bad_split = {"overview": "", "groups": [{"title": "", "paragraphs": [1]}, {"title": "Climate", "paragraphs": [2]}]}
+    model = kit.TreeModel({"select": [select_long] * 2, "split": [bad_split]})
+    tree = organise(settings, kit.topic_document(["Climate"] * 3), kit.rule_llm(model))
+    titles = [c.title for c in tree.root.children[0].children]
+    assert titles[:2] == ["Climate (part 1)", "Climate (part 2)"]
+    assert problems(tree) == []
+
+
+def test_summaries_that_say_nothing_are_dropped_and_meta_openings_removed(settings: Any, kit: Any) -> None:
+    select = {"segments": [
+        {"segment": 0, "topics": [{"title": "Climate", "summary": "The passage states that rain fell in 1921."},
+                                  {"title": "Soil", "summary": "The passage does not contain any information about soil."}]},
+        {"segment": 1, "topics": [{"title": "Soil", "summary": "Clay soil, limed in 1930."}]},
+    ]}
+    tree = organise(settings, kit.topic_document(["Climate", "Soil"]), kit.rule_llm(kit.TreeModel({"select": [select]})))
+    assert [(c.title, c.segments, c.content) for c in tree.root.children] == [
+        ("Climate", [0], "Rain fell in 1921."),
+        ("Soil", [1], "Clay soil, limed in 1930."),
+    ]
+
+
+def test_repeated_refined_paragraphs_are_merged(settings: Any, kit: Any) -> None:
+    twice = {"paragraphs": [{"text": "Same fact.", "sources": [0]}, {"text": "same  fact.", "sources": [2]}]}
+    tree = organise(settings, kit.topic_document(["Climate", "Soil", "Climate"]), kit.rule_llm(kit.TreeModel({"refine": [twice]})))
+    assert [(p.text, p.sources) for p in tree.root.children[0].paragraphs] == [("Same fact.", [0, 2])]
+
+
+def test_progress_reports_phases_with_calls_and_tokens_so_far(settings: Any, kit: Any) -> None:
+    events: list[Any] = []
+    document = kit.topic_document(["Climate", "Soil", "Climate"])
+    segments = segment(document, settings.ingest.segment_words, settings.ingest.segment_overlap)
+    Organiser(kit.rule_llm(), settings, progress=events.append).run(document, segments)
+    assert [(e.phase, e.done, e.total, e.calls) for e in events] == [
+        ("select", 0, 2, 0), ("select", 1, 2, 1), ("select", 2, 2, 2), ("refine", 1, 2, 3), ("refine", 2, 2, 3),
+    ]
+    assert events[-1].tokens > events[1].tokens > 0
