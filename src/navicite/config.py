@@ -34,9 +34,12 @@ class IndexSettings(Section):
     """The lexical index."""
 
     backend: str = Field("tantivy", description="Lexical index backend (registered name).")
-    title_boost: float = Field(2.0, gt=0, description="Weight of a match in the title field.")
-    abstract_boost: float = Field(1.0, gt=0)
-    body_boost: float = Field(1.0, gt=0)
+    title_boost: float = Field(
+        0.25,
+        ge=0,
+        description="Extra weight of a title match: words without a field are scored on title, abstract and body "
+        "as one text (weight 1), plus this weight on the title alone (0 = none).",
+    )
     writer_heap_mb: int = Field(256, ge=16, description="Memory for the index writer.")
     writer_threads: int = Field(1, ge=1, le=16)
     stemming: bool = Field(True, description="English stemming of words in the index (fixed when the index is created).")

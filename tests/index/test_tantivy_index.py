@@ -176,14 +176,53 @@ def test_boolean_queries_select_the_right_documents(sample_index: LexicalIndex, 
         assert found == expected
 
 
-def test_title_boost_setting_ranks_title_matches(make_index: Callable[..., LexicalIndex]) -> None:
+def test_title_boost_setting_adds_weight_to_title_matches(make_index: Callable[..., LexicalIndex]) -> None:
+    # Same words in both documents, so the combined field cannot tell them apart.
     docs = [Document("in-title", "Kinase", "Other words here."), Document("in-abstract", "Other", "Kinase words here.")]
-    strong = make_index("index.title_boost=10")
-    strong.upsert(docs)
-    assert search(strong, "kinase")[0] == "in-title"
-    weak = make_index("index.title_boost=0.1", home=strong.path.parent.parent / "weak")  # type: ignore[attr-defined]
-    weak.upsert(docs)
-    assert search(weak, "kinase")[0] == "in-abstract"
+    boosted = make_index("index.title_boost=1")
+    boosted.upsert(docs)
+    assert search(boosted, "kinase") == ["in-title", "in-abstract"]
+    plain = make_index("index.title_boost=0", home=boosted.path.parent.parent / "plain")  # type: ignore[attr-defined]
+    plain.upsert(docs)
+    first, second = plain.search(free_text("kinase"), 2)  # type: ignore[arg-type]
+    assert first.score == pytest.approx(second.score)
+
+
+def test_fieldless_words_are_scored_as_one_field(make_index: Callable[..., LexicalIndex]) -> None:
+    # "spread" has the word once in each of three short fields, "dense" six times in one.
+    # Summing per-field BM25 scores counts "spread" three times over and ranks it first;
+    # over title + abstract + body as one text, the denser document wins.
+    docs = [
+        Document("spread", "kinase assay", "kinase study", "kinase data"),
+        Document("dense", "Report", "kinase kinase kinase kinase kinase kinase in liver"),
+        Document("liver", "Liver", "mice and rats"),
+        Document("heart", "Heart", "beta blockers"),
+    ]
+    index = make_index("index.title_boost=0")
+    index.upsert(docs)
+    per_field_sum = ids(index.search(parse_boolean("title:kinase OR abstract:kinase OR body:kinase"), 2))
+    assert per_field_sum == ["spread", "dense"]
+    assert search(index, "kinase") == ["dense", "spread"]
+    # ... and with the same scores as an index holding all the text in the body alone.
+    merged = [Document(d.id, "", "", " ".join(p for p in (d.title, d.abstract, d.text) if p)) for d in docs]
+    one_field = make_index("index.title_boost=0", home=index.path.parent.parent / "one")  # type: ignore[attr-defined]
+    one_field.upsert(merged)
+    for query in ("kinase", "liver mice", "kinase liver"):
+        expected = {h.doc_id: h.score for h in one_field.search(free_text(query), 4)}  # type: ignore[arg-type]
+        assert {h.doc_id: h.score for h in index.search(free_text(query), 4)} == pytest.approx(expected)  # type: ignore[arg-type]
+
+
+def test_phrase_does_not_run_across_fields(sample_index: LexicalIndex) -> None:
+    # The title of "heart" ends with "outcomes", its abstract starts with "Patients".
+    assert ids(sample_index.search(parse_boolean('"outcomes patients"'), 5)) == []
+    assert ids(sample_index.search(parse_boolean('"failure outcomes"'), 5)) == ["heart"]
+
+
+def test_snippets_come_from_the_field_that_matched(sample_index: LexicalIndex) -> None:
+    [hit] = sample_index.search(parse_boolean("outcomes"), 5, snippets=True)
+    assert hit.snippet == f"Heart failure {HIGHLIGHT_START}outcomes{HIGHLIGHT_END}"
+    [hit] = sample_index.search(parse_boolean("liver AND title:gene"), 5, snippets=True)
+    assert f"{HIGHLIGHT_START}liver{HIGHLIGHT_END}" in hit.snippet
 
 
 def test_query_boost_changes_the_ranking(sample_index: LexicalIndex) -> None:
@@ -271,11 +310,14 @@ def test_open_reader_sees_other_writers_commits(docs: list[Document], tmp_path: 
     assert search(reader_side, "diuretics") == ["heart"]
 
 
-def test_index_of_another_format_is_refused(docs: list[Document], make_index: Callable[..., LexicalIndex], tmp_path: Path) -> None:
+@pytest.mark.parametrize("old_format", [2, 999])
+def test_index_of_another_format_is_refused(
+    old_format: int, docs: list[Document], make_index: Callable[..., LexicalIndex], tmp_path: Path
+) -> None:
     index = make_index()
     index.upsert(docs[:1])
-    (tmp_path / "home" / "index" / "navicite-index.json").write_text('{"format": 999, "stemming": true}')
-    with pytest.raises(IndexStoreError, match="format 999"):
+    (tmp_path / "home" / "index" / "navicite-index.json").write_text(f'{{"format": {old_format}, "stemming": true}}')
+    with pytest.raises(IndexStoreError, match=f"format {old_format}, .* delete .* and ingest again"):
         make_index().count()
 
 

@@ -13,16 +13,36 @@ from navicite.index.tantivy_render import Renderer
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(ts.build_schema(ts.Analysis(stemming=True)), True, {"title": 2.0, "abstract": 1.0, "body": 0.5})
+    return Renderer(ts.build_schema(ts.Analysis(stemming=True)), True, {ts.ALL: 1.0, "title": 0.5})
+
+
+def _fields(query: object) -> set[int]:
+    """Field numbers in a query's debug form."""
+    return {int(part.split(",", 1)[0]) for part in repr(query).split("field=")[1:]}
 
 
 def test_field_term_is_analysed_like_the_index(renderer: Renderer) -> None:
     assert repr(renderer.render(parse_boolean("title:Studies"))) == 'Query(TermQuery(Term(field=1, type=Str, "studi")))'
 
 
-def test_fieldless_term_uses_field_boosts_times_its_own(renderer: Renderer) -> None:
-    text = repr(renderer.render(parse_boolean("gene^3")))
-    assert text.count("TermQuery") == 3 and "boost=6" in text and "boost=3" in text and "boost=1.5" in text
+def test_fieldless_term_searches_the_combined_field_and_the_boosted_title(renderer: Renderer) -> None:
+    query = renderer.render(parse_boolean("gene^3"))
+    text = repr(query)
+    assert text.count("TermQuery") == 2 and "boost=3" in text and "boost=1.5" in text
+    combined_only = Renderer(renderer.schema, True, {ts.ALL: 1.0}).render(Term("gene"))
+    title = renderer.render(Term("gene", field="title"))
+    assert _fields(query) == _fields(combined_only) | _fields(title) and len(_fields(query)) == 2
+
+
+def test_field_scoped_term_keeps_its_field(renderer: Renderer) -> None:
+    text = repr(renderer.render(parse_boolean("body:gene")))
+    assert text.count("TermQuery") == 1 and "boost" not in text
+
+
+def test_zero_weight_drops_a_field() -> None:
+    schema = ts.build_schema(ts.Analysis(stemming=True))
+    text = repr(Renderer(schema, True, {ts.ALL: 1.0, "title": 0.0}).render(Term("gene")))
+    assert text.count("TermQuery") == 1 and "boost" not in text
 
 
 def test_multi_token_word_becomes_a_phrase(renderer: Renderer) -> None:

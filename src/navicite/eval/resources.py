@@ -42,15 +42,19 @@ class EvalResources:
         self.progress = progress or (lambda what, done, total: None)
         #: Everything cached for this corpus; embeddings (keyed by model and text) sit here directly.
         self.folder: Path = settings.cache_dir / "eval" / dataset.corpus_key()
-        # The stored index depends on the settings that change analysis (boosts apply at query
-        # time), so each such combination gets its own folder; embeddings are shared.
+        # The stored index depends on the backend's on-disk format and the settings that change
+        # analysis (boosts apply at query time), so each such combination gets its own folder;
+        # embeddings are shared.
         index_key = hashlib.sha256(json.dumps(self.ranking_settings()["index"], sort_keys=True).encode()).hexdigest()[:8]
         self.index_folder: Path = self.folder / f"lexical-{index_key}"
 
     def ranking_settings(self) -> dict[str, dict[str, object]]:
         """The settings that change rankings (not speed or locking), recorded with a run."""
+        from navicite.index import INDEX_FORMATS
+
         index = self.settings.index.model_dump(include={"backend", "stemming"})
-        boosts = self.settings.index.model_dump(include={"title_boost", "abstract_boost", "body_boost"})
+        index["format"] = INDEX_FORMATS.get(self.settings.index.backend)
+        boosts = self.settings.index.model_dump(include={"title_boost"})
         return {"index": index, "boosts": boosts, "embed": {"model": self.settings.embed.model}}
 
     @cached_property

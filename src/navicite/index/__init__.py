@@ -15,6 +15,10 @@ from navicite.index.base import Hit, IndexStats, LexicalIndex, UpsertReport
 from navicite.index.parse import free_text, parse_boolean
 from navicite.index.query import FIELDS, And, Not, Or, Phrase, Prefix, Query, Term, leaves, to_text
 
+#: On-disk format of each built-in backend's index. Caches of built indexes include it in
+#: their key, so an index built by an older navicite is never reused by mistake.
+INDEX_FORMATS: dict[str, int] = {"tantivy": 3}
+
 #: Builds a backend from the settings of a collection.
 BackendFactory = Callable[[Settings], LexicalIndex]
 
@@ -50,6 +54,7 @@ register_backend("tantivy", _tantivy)
 
 __all__ = [
     "FIELDS",
+    "INDEX_FORMATS",
     "And",
     "BackendFactory",
     "Hit",

@@ -16,7 +16,7 @@ from navicite.index import tantivy_schema as ts
 from navicite.index.base import Hit, IndexStats, UpsertReport
 from navicite.index.cjk import cjk_runs
 from navicite.index.language import detect_language
-from navicite.index.query import Query, leaves
+from navicite.index.query import FIELDS, Query, leaves
 from navicite.index.tantivy_render import Renderer
 from navicite.index.tantivy_snippets import Snippets
 from navicite.index.tantivy_writer import WriterSlot
@@ -43,6 +43,7 @@ class TantivyIndex:
         self._analysis = ts.Analysis(stemming=settings.stemming)
         self._schema: tantivy.Schema | None = None
         self._renderer: Renderer | None = None
+        self._highlighter: Renderer | None = None
         self._open_lock = threading.Lock()
         self._slot: WriterSlot | None = None
 
@@ -71,12 +72,11 @@ class TantivyIndex:
         if not info_path.is_file():
             info_path.write_text(json.dumps({"format": ts.FORMAT, "stemming": self._analysis.stemming}) + "\n")
         self._index, self._schema = index, schema
-        boosts = {
-            "title": self.settings.title_boost,
-            "abstract": self.settings.abstract_boost,
-            "body": self.settings.body_boost,
-        }
+        boosts = {ts.ALL: 1.0, "title": self.settings.title_boost}
         self._renderer = Renderer(schema, self._analysis.stemming, boosts)
+        # Snippets are cut from the stored fields, so their generators need the words as
+        # searches of those fields; this query is only read for its terms, never run.
+        self._highlighter = Renderer(schema, self._analysis.stemming, dict.fromkeys(FIELDS, 1.0))
         return index
 
     def _read_info(self, info_path: Path) -> ts.Analysis:
@@ -198,7 +198,9 @@ class TantivyIndex:
         makers = None
         if snippets and hits:
             cjk_texts = [run for leaf in leaves(query) for run in cjk_runs(leaf.text)]
-            makers = Snippets(searcher, rendered, self._schema, cjk_texts)
+            assert self._highlighter is not None
+            highlight = self._highlighter.render(query)
+            makers = Snippets(searcher, highlight or rendered, self._schema, cjk_texts)
         results = []
         for score, address in hits:
             stored = searcher.doc(address)

@@ -31,7 +31,9 @@ def _regex_literal(text: str) -> str:
 class Renderer:
     """Turns AST nodes into tantivy queries for one schema.
 
-    ``field_boosts`` weights the fields searched when a leaf names no field.
+    ``field_boosts`` names the fields searched when a leaf names no field, with their
+    weights (for searching: the combined ``all`` field plus, optionally, the title;
+    for snippets: the stored fields whose words are highlighted).
     """
 
     schema: tantivy.Schema
@@ -84,7 +86,7 @@ class Renderer:
                 raise UserInputError(f"unknown field {leaf.field!r} in a query (fields: {', '.join(FIELDS)})")
             fields = {leaf.field: leaf.boost}
         else:
-            fields = {name: self.field_boosts.get(name, 1.0) * leaf.boost for name in FIELDS}
+            fields = {name: weight * leaf.boost for name, weight in self.field_boosts.items() if weight > 0}
         clauses = []
         for name, boost in fields.items():
             for q in (self._words_query(leaf, name), self._cjk_query(leaf, name)):

@@ -8,15 +8,20 @@ from dataclasses import dataclass
 import tantivy
 
 from navicite.documents import Document
-from navicite.index import cjk
+from navicite.index import INDEX_FORMATS, cjk
 from navicite.index.query import FIELDS
 
-#: Bumped whenever the schema or analysis changes; an index of another format must be rebuilt.
-FORMAT = 2
+#: Bumped (in navicite.index.INDEX_FORMATS) whenever the schema or analysis changes; an
+#: index of another format must be rebuilt.
+FORMAT = INDEX_FORMATS["tantivy"]
 #: Longest word kept; longer tokens are usually base64, hashes or broken extraction.
 MAX_WORD_BYTES = 40
 
 ID, LINK, FINGERPRINT, LANGUAGE, METADATA = "id", "link", "fingerprint", "language", "metadata"
+#: Unstored field holding title, abstract and body together: field-less words are scored
+#: against it, so BM25 sees one document length and one term frequency per document (the
+#: per-field sum over-rewards a word found in several short fields).
+ALL = "all"
 # tantivy's built-in analyzers: "en_stem" and "default" are the word analyzers below
 # (with and without stemming), "whitespace" reads the CJK bigrams. Built-ins index
 # about twice as fast as the same chain registered from Python.
@@ -56,12 +61,14 @@ class Analysis:
 
 
 def build_schema(analysis: Analysis) -> tantivy.Schema:
-    """id, title/abstract/body (+ their CJK bigram fields), link, fingerprint, language, metadata."""
+    """id, title/abstract/body/all (+ their CJK bigram fields), link, fingerprint, language, metadata."""
     builder = tantivy.SchemaBuilder()
     builder.add_text_field(ID, stored=True, tokenizer_name="raw", index_option="basic")
     for name in FIELDS:
         builder.add_text_field(name, stored=True, tokenizer_name=analysis.words_tokenizer)
         builder.add_text_field(cjk_field(name), stored=False, tokenizer_name=CJK_PAIRS)
+    builder.add_text_field(ALL, stored=False, tokenizer_name=analysis.words_tokenizer)
+    builder.add_text_field(cjk_field(ALL), stored=False, tokenizer_name=CJK_PAIRS)
     builder.add_text_field(LINK, stored=True, tokenizer_name="raw", index_option="basic")
     # Only read back, never searched: a stored-only bytes field costs no term dictionary.
     builder.add_bytes_field(FINGERPRINT, stored=True, indexed=False)
@@ -85,13 +92,23 @@ def to_tantivy(doc: Document, fingerprint: str, language: str) -> tantivy.Docume
     """A navicite Document as a tantivy document (empty fields are left out)."""
     fields: dict[str, object] = {ID: utf8_safe(doc.id), FINGERPRINT: fingerprint.encode("ascii"), LANGUAGE: language}
     texts = {"title": doc.title, "abstract": doc.abstract, "body": doc.text}
+    combined: list[str] = []
+    combined_cjk: list[str] = []
     for name, text in texts.items():
         if not text:
             continue
         text = utf8_safe(text)
         fields[name] = text
+        combined.append(text)
         if cjk.has_cjk(text):
-            fields[cjk_field(name)] = cjk.bigram_text(text)
+            fields[cjk_field(name)] = pairs = cjk.bigram_text(text)
+            combined_cjk.append(pairs)
+    # One value per part: tantivy leaves a position gap between values, so a phrase
+    # cannot run from the end of the title into the abstract.
+    if combined:
+        fields[ALL] = combined
+    if combined_cjk:
+        fields[cjk_field(ALL)] = combined_cjk
     if doc.link:
         fields[LINK] = utf8_safe(doc.link)
     if doc.metadata:
