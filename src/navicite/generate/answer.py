@@ -1,0 +1,138 @@
+"""What CiteG takes in and gives back: sources, citations, sentence records, the answer.
+
+Everything here is plain data with ``to_dict`` so the command line (``--json``),
+the HTTP API and the evaluation harness serialise the same shape.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+#: How a unit of the answer relates to the sources.
+#: ``cited``: a claim with at least one verified source; ``general``: a statement the
+#: aligner judged to need no source; ``unsupported``: a claim no source was verified for
+#: (the hallucination signal); ``heading``: a title or heading, never cited.
+SentenceKind = Literal["cited", "general", "unsupported", "heading"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """One candidate source as retrieval and reranking hand it over, best first."""
+
+    doc_id: str
+    title: str
+    text: str
+    link: str = ""
+    score: float = 0.0
+    passage_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One entry of the citation block."""
+
+    marker: int
+    doc_id: str
+    title: str
+    link: str
+    passage: str
+    passage_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def block_line(self) -> str:
+        """The entry as printed in the citation block: ``[n] title — link``."""
+        tail = f" — {self.link}" if self.link else ""
+        return f"[{self.marker}] {self.title or self.doc_id}{tail}"
+
+
+@dataclass(frozen=True)
+class SupportCheck:
+    """One verified (sentence, source) pairing: the score and whether it was kept."""
+
+    source: int
+    doc_id: str
+    score: float
+    kept: bool
+    scorer: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class SentenceRecord:
+    """One unit of the answer with its markers and the evidence behind them."""
+
+    text: str
+    kind: SentenceKind
+    markers: list[int] = field(default_factory=list)
+    support: float | None = None
+    checks: list[SupportCheck] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "kind": self.kind,
+            "markers": list(self.markers),
+            "support": self.support,
+            "checks": [c.to_dict() for c in self.checks],
+        }
+
+
+@dataclass
+class StageTrace:
+    """What one stage did: its timing and a short summary of inputs and outputs."""
+
+    name: str
+    seconds: float
+    inputs: dict[str, Any] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Answer:
+    """A cited answer.
+
+    ``answer`` is the draft with ``[n]`` markers inserted; every marker in it has an
+    entry in ``citations``. ``short_answer`` is set in short-answer mode.
+    """
+
+    question: str
+    answer: str
+    citations: list[Citation]
+    sentences: list[SentenceRecord]
+    language: str
+    short_answer: str | None = None
+    trace: list[StageTrace] = field(default_factory=list)
+    llm: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def citation_block(self) -> str:
+        """The citation block, one ``[n] title — link`` line per marker; empty if nothing is cited."""
+        return "\n".join(c.block_line() for c in self.citations)
+
+    @property
+    def unsupported(self) -> list[SentenceRecord]:
+        """Claims no source was verified for."""
+        return [s for s in self.sentences if s.kind == "unsupported"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "short_answer": self.short_answer,
+            "language": self.language,
+            "citations": [c.to_dict() for c in self.citations],
+            "sentences": [s.to_dict() for s in self.sentences],
+            "trace": {"stages": [t.to_dict() for t in self.trace], "llm": self.llm},
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)

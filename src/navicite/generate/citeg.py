@@ -1,0 +1,176 @@
+"""CiteG as one stage: sources in, cited answer out.
+
+``CiteG(llm, settings).run(question, sources)`` chooses the context, drafts,
+segments, aligns, verifies and numbers the citations, recording each step in the
+answer's trace. ``stream`` does the same but yields the draft's text as it is
+written, then the finished :class:`Answer`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from navicite.config import Settings
+from navicite.errors import UserInputError
+from navicite.generate.align import Aligner, AlignResult, create_aligner
+from navicite.generate.answer import Answer, SentenceKind, SentenceRecord, Source, StageTrace
+from navicite.generate.cite import assign_markers, insert_markers
+from navicite.generate.draft import Draft, Drafter, claim_text
+from navicite.generate.segment import Unit, segment_text
+from navicite.generate.sources import ContextEntry, SourceSelector
+from navicite.generate.verify import Verified, Verifier, create_scorer
+from navicite.llm.base import LLM, UsageLog
+from navicite.retrieve.language import detect_language
+
+
+class _Trace:
+    """Collects stage timings for one answer."""
+
+    def __init__(self) -> None:
+        self.stages: list[StageTrace] = []
+
+    @contextmanager
+    def stage(self, name: str, **inputs: Any) -> Iterator[dict[str, Any]]:
+        outputs: dict[str, Any] = {}
+        start = time.perf_counter()
+        try:
+            yield outputs
+        finally:
+            self.stages.append(StageTrace(name, round(time.perf_counter() - start, 4), inputs, outputs))
+
+
+class CiteG:
+    """Citation-grounded generation over already ranked sources."""
+
+    def __init__(self, llm: LLM, settings: Settings, align: str | None = None) -> None:
+        """
+        Args:
+            llm: the chat model.
+            settings: navicite settings (section ``generate`` and ``llm.context_size``).
+            align: ``"batched"`` or ``"per-sentence"``; default ``settings.generate.align``.
+        """
+        self.llm = llm
+        self.settings = settings
+        self.selector = SourceSelector(settings)
+        self.drafter = Drafter(llm, settings)
+        self.aligner: Aligner = create_aligner(llm, settings, align)
+
+    def run(self, question: str, sources: list[Source]) -> Answer:
+        """The cited answer to ``question`` from ``sources`` (best first, as reranked).
+
+        Raises:
+            UserInputError: the question is empty.
+        """
+        for event in self._events(question, sources, streaming=False):
+            if isinstance(event, Answer):
+                return event
+        raise AssertionError("CiteG produced no answer")  # pragma: no cover - _events always ends with one
+
+    async def arun(self, question: str, sources: list[Source]) -> Answer:
+        """Async twin of :meth:`run` (the work runs in a worker thread)."""
+        return await asyncio.to_thread(self.run, question, sources)
+
+    def stream(self, question: str, sources: list[Source]) -> Iterator[str | Answer]:
+        """Pieces of the draft's text as the model writes them, then the :class:`Answer`.
+
+        A piece ``"\\f"`` means the draft is being rewritten (it came back in the wrong
+        language): clear what was shown and show the pieces that follow instead.
+        """
+        yield from self._events(question, sources, streaming=True)
+
+    def _events(self, question: str, sources: list[Source], streaming: bool) -> Iterator[str | Answer]:
+        if not question or not question.strip():
+            raise UserInputError("the question is empty; ask something, e.g. navicite ask \"what is ...?\"")
+        trace = _Trace()
+        first_call = len(self.llm.usage.calls)
+        language = detect_language(question)
+        with trace.stage("sources", candidates=len(sources)) as out:
+            entries = self.selector.run(sources)
+            out.update(chosen=[e.source.doc_id for e in entries], truncated=sum(e.truncated for e in entries))
+        with trace.stage("draft", language=language, sources=len(entries)) as out:
+            if not entries:
+                draft = self.drafter.without_sources(language)
+            elif streaming:
+                draft = None
+                for piece in self.drafter.stream(question, entries, language):
+                    if isinstance(piece, Draft):
+                        draft = piece
+                    else:
+                        yield piece
+                assert draft is not None
+            else:
+                draft = self.drafter.run(question, entries, language)
+            out.update(attempts=draft.attempts, refused=draft.refused, draft_language=draft.draft_language, chars=len(draft.text))
+        yield self._cite(question, draft, entries, trace, first_call)
+
+    def _cite(self, question: str, draft: Draft, entries: list[ContextEntry], trace: _Trace, first_call: int) -> Answer:
+        with trace.stage("segment") as out:
+            units = segment_text(draft.text, draft.language)
+            sentences = [u for u in units if u.kind == "sentence"]
+            out.update(units=len(units), sentences=len(sentences))
+        texts = [u.text for u in sentences]
+        with trace.stage("align", mode=self.aligner.mode) as out:
+            if draft.refused or not entries:
+                aligned = AlignResult([], 0)
+            else:
+                aligned = self.aligner.run(texts, entries, draft.text)
+            out.update(calls=aligned.calls, repairs=aligned.repairs)
+        with trace.stage("verify", scorer=self.settings.generate.verifier) as out:
+            if aligned.alignments:
+                g = self.settings.generate
+                verifier = Verifier(create_scorer(self.llm, self.settings), g.support_threshold, g.lexical_accept)
+                verified = verifier.run([claim_text(t) for t in texts], aligned.alignments, entries)
+            else:
+                verified = [Verified("general") for _ in sentences]
+            out.update(checks=sum(len(v.checks) for v in verified), kept=sum(len(v.kept) for v in verified))
+        with trace.stage("cite") as out:
+            answer = self._assemble(question, draft, units, verified, entries)
+            out.update(citations=len(answer.citations), unsupported=len(answer.unsupported))
+        answer.trace = trace.stages
+        answer.llm = _usage_since(self.llm, first_call)
+        return answer
+
+    def _assemble(self, question: str, draft: Draft, units: list[Unit], verified: list[Verified], entries: list[ContextEntry]) -> Answer:
+        results = iter(verified)
+        per_unit_kept: list[list[int]] = []
+        kinds: list[SentenceKind] = []
+        unit_results: list[Verified | None] = []
+        for unit in units:
+            if unit.kind == "heading":
+                per_unit_kept.append([])
+                kinds.append("heading")
+                unit_results.append(None)
+                continue
+            v = next(results)
+            per_unit_kept.append(v.kept)
+            kinds.append("cited" if v.kept else ("general" if v.kind == "general" else "unsupported"))
+            unit_results.append(v)
+        markers = assign_markers(per_unit_kept, entries)
+        records = [
+            SentenceRecord(u.text, kind, m, v.support if v else None, v.checks if v else [])
+            for u, kind, m, v in zip(units, kinds, markers.per_unit, unit_results)
+        ]
+        return Answer(
+            question=question,
+            answer=insert_markers(draft.text, units, markers.per_unit),
+            citations=markers.citations,
+            sentences=records,
+            language=draft.language,
+            short_answer=draft.short_answer,
+        )
+
+
+def _usage_since(llm: LLM, first_call: int) -> dict[str, Any]:
+    """Calls, tokens and seconds per stage for the calls made since ``first_call``."""
+    log = UsageLog(calls=list(llm.usage.calls[first_call:]))
+    per_stage = log.totals()
+    return {
+        "calls": len(log.calls),
+        "prompt_tokens": sum(u.prompt_tokens for u in log.calls),
+        "completion_tokens": sum(u.completion_tokens for u in log.calls),
+        "stages": per_stage,
+    }

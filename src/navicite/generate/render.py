@@ -1,0 +1,93 @@
+"""Terminal rendering of a cited answer with rich.
+
+Headings are bold, markers are coloured, and an unsupported sentence is shown
+in red with a warning sign so a reader sees at once which claims no source
+backs; the citation block follows, then (optionally) the time per stage.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console, Group, RenderableType
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from navicite.generate.answer import Answer
+from navicite.generate.cite import with_marker
+
+UNSUPPORTED_SIGN = "⚠"
+
+
+def answer_text(answer: Answer) -> Text:
+    """The answer text with its layout kept, styled by sentence kind, markers highlighted."""
+    plain = answer.answer
+    out = Text()
+    cursor = 0
+    for record in answer.sentences:
+        shown = record.text if record.kind == "heading" else with_marker(record.text, record.markers)
+        at = plain.find(shown, cursor)
+        if at < 0:  # not found verbatim (should not happen): keep the order, skip the styling
+            continue
+        out.append(plain[cursor:at], style="dim")
+        if record.kind == "heading":
+            out.append(shown, style="bold underline")
+        elif record.kind == "unsupported":
+            out.append(f"{UNSUPPORTED_SIGN} {shown}", style="red")
+        else:
+            out.append(_with_marker_style(shown, record.markers, dim=record.kind == "general"))
+        cursor = at + len(shown)
+    out.append(plain[cursor:])
+    return out
+
+
+def _with_marker_style(sentence: str, markers: list[int], dim: bool) -> Text:
+    text = Text(sentence, style="dim" if dim else "")
+    for marker in markers:
+        tag = f"[{marker}]"
+        at = sentence.find(tag)
+        if at >= 0:
+            text.stylize("bold cyan", at, at + len(tag))
+    return text
+
+
+def citation_table(answer: Answer) -> Table:
+    """The citation block as a table: marker, title, link."""
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column()
+    table.add_column(style="blue")
+    for c in answer.citations:
+        table.add_row(f"[{c.marker}]", c.title or c.doc_id, c.link)
+    return table
+
+
+def timing_table(answer: Answer) -> Table:
+    """Seconds per stage and LLM calls, from the trace."""
+    table = Table(title="time per stage", box=None)
+    table.add_column("stage")
+    table.add_column("seconds", justify="right")
+    table.add_column("LLM calls", justify="right")
+    per_stage = answer.llm.get("stages", {})
+    for stage in answer.trace:
+        calls = int(per_stage.get(stage.name, {}).get("calls", 0))
+        table.add_row(stage.name, f"{stage.seconds:.2f}", str(calls) if calls else "")
+    return table
+
+
+def render_answer(answer: Answer, console: Console, show_timing: bool = False) -> None:
+    """Print ``answer`` for a person: body, a note on unsupported claims, the citation block."""
+    parts: list[RenderableType] = [answer_text(answer)]
+    unsupported = len(answer.unsupported)
+    if unsupported:
+        parts.append(
+            Text(
+                f"\n{UNSUPPORTED_SIGN} {unsupported} sentence(s) state facts no source was found to support; treat them with care.",
+                style="red",
+            )
+        )
+    parts.append(Rule("sources" if answer.citations else "no sources cited", style="dim"))
+    if answer.citations:
+        parts.append(citation_table(answer))
+    if show_timing:
+        parts.append(timing_table(answer))
+    console.print(Group(*parts))

@@ -1,0 +1,261 @@
+"""Verify: score every (sentence, source) pairing the aligner proposed, keep the supported ones.
+
+Scorers share one protocol. ``LexicalScorer`` is free: the share of the sentence's
+content words (Hangul as character pairs, numbers weighted high) found in the
+source. ``JudgeScorer`` asks the LLM a yes/no question per pair. ``HybridScorer``
+accepts clear lexical support without a call and asks the judge otherwise, within
+a per-answer call budget; a claim in another language than its source (a Korean
+answer from English papers) always goes to the judge, because word overlap says
+nothing there.
+
+A factual sentence whose proposed sources all fail gets one more chance: the source
+with the best word overlap is scored too. A factual sentence left with no source
+is ``unsupported``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from navicite import prompts
+from navicite.config import Settings
+from navicite.generate.align import Alignment
+from navicite.generate.answer import SupportCheck
+from navicite.generate.sources import ContextEntry
+from navicite.llm.base import LLM, CallOptions, LLMError
+
+_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+", re.UNICODE)
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_STOPWORDS = frozenset(
+    """a an the and or but of in on at to for from by with as is are was were be been being it its this that
+    these those which who whom whose what when where why how there their they them he she his her him we our
+    you your i not no also than then so such can could may might will would shall should do does did has have
+    had into about over under between after before during while both either each other more most very only
+    just all any some one two many much same own""".split()
+)
+# Below this overlap a same-language pair is not worth a judge call.
+_LEXICAL_REJECT = 0.15
+# Rescue candidates need at least this overlap to be scored at all.
+_RESCUE_FLOOR = 0.3
+
+
+class Scorer(Protocol):
+    """Scores how well a source supports a sentence, in [0, 1]."""
+
+    name: str
+
+    def score(self, pairs: list[tuple[str, ContextEntry]]) -> list[tuple[float, str]]:
+        """A (score, scorer name) per (sentence, source) pair, in order."""
+        ...
+
+
+def _features(text: str) -> dict[str, float]:
+    """Weighted content units of ``text``: numbers 2, capitalised words 1.5, other words 1."""
+    units: dict[str, float] = {}
+    for token in _WORD.findall(text):
+        if token[0].isdigit():
+            units[token.replace(",", "")] = 2.0
+        elif _HANGUL.search(token):
+            # Korean attaches particles to words; character pairs match across them.
+            pairs = [token[i : i + 2] for i in range(len(token) - 1)] or [token]
+            for p in pairs:
+                units.setdefault(p, 1.0)
+        elif token.lower() not in _STOPWORDS and len(token) > 1:
+            stem = token.lower()[:6]  # a crude stem: "published"/"publishes" meet
+            units[stem] = max(units.get(stem, 0.0), 1.5 if token[0].isupper() else 1.0)
+    return units
+
+
+def lexical_support(claim: str, source_text: str) -> float:
+    """Share of the claim's weighted content units present in the source; a number of the
+    claim missing from the source halves the score."""
+    claim_units = _features(claim)
+    if not claim_units:
+        return 0.0
+    source_units = _features(source_text)
+    total = sum(claim_units.values())
+    found = sum(w for u, w in claim_units.items() if u in source_units)
+    score = found / total
+    if any(u[0].isdigit() and u not in source_units for u in claim_units):
+        score *= 0.5
+    return score
+
+
+_NAME_INSIDE = re.compile(r"(?<=[\w,;] )[A-Z][\w-]+")
+
+
+def looks_factual(sentence: str) -> bool:
+    """A cheap guess for sentences the aligner left unlabelled: a number, or a capitalised
+    name after the first word, marks a checkable claim."""
+    return bool(re.search(r"\d", sentence) or _NAME_INSIDE.search(sentence))
+
+
+def _source_text(entry: ContextEntry) -> str:
+    return f"{entry.source.title}\n{entry.text}"
+
+
+def same_script(claim: str, source_text: str) -> bool:
+    """False when one side is Korean and the other is not: word overlap cannot judge such pairs."""
+    return bool(_HANGUL.search(claim)) == bool(_HANGUL.search(source_text))
+
+
+class LexicalScorer:
+    """Word-overlap support; free and deterministic, blind to paraphrase and translation."""
+
+    name = "lexical"
+
+    def score(self, pairs: list[tuple[str, ContextEntry]]) -> list[tuple[float, str]]:
+        return [(lexical_support(claim, _source_text(entry)), self.name) for claim, entry in pairs]
+
+
+class Verdict(BaseModel):
+    """The judge's reply."""
+
+    supported: bool
+
+
+class JudgeScorer:
+    """The LLM as a yes/no judge, one short call per pair; pairs are sent grouped by source so
+    consecutive prompts share the source as their prefix."""
+
+    name = "llm"
+
+    def __init__(self, llm: LLM, fallback: Scorer | None = None) -> None:
+        self.llm = llm
+        self.fallback = fallback or LexicalScorer()
+        self.failures = 0
+
+    def score(self, pairs: list[tuple[str, ContextEntry]]) -> list[tuple[float, str]]:
+        out: list[tuple[float, str]] = [(0.0, self.name)] * len(pairs)
+        order = sorted(range(len(pairs)), key=lambda i: pairs[i][1].number)
+        system = prompts.render("cite_system")
+        for i in order:
+            claim, entry = pairs[i]
+            messages = system + prompts.render("judge_support", title=entry.source.title, text=entry.text, claim=claim)
+            try:
+                verdict = self.llm.complete_json(messages, Verdict, CallOptions(temperature=0.0, max_tokens=16, stage="verify"))
+                out[i] = (1.0 if verdict.supported else 0.0, self.name)
+            except LLMError:
+                # A judge that cannot answer must not sink the answer: fall back to overlap.
+                self.failures += 1
+                out[i] = self.fallback.score([pairs[i]])[0]
+        return out
+
+
+class HybridScorer:
+    """Overlap first; the judge only where overlap cannot decide, within ``max_calls`` per answer."""
+
+    name = "hybrid"
+
+    def __init__(self, judge: Scorer, accept: float, max_calls: int) -> None:
+        self.lexical = LexicalScorer()
+        self.judge = judge
+        self.accept = accept
+        self.max_calls = max_calls
+
+    def score(self, pairs: list[tuple[str, ContextEntry]]) -> list[tuple[float, str]]:
+        out = self.lexical.score(pairs)
+        undecided = [
+            i
+            for i, ((claim, entry), (lex, _)) in enumerate(zip(pairs, out))
+            if lex < self.accept and (lex >= _LEXICAL_REJECT or not same_script(claim, _source_text(entry)))
+        ]
+        # Spend the call budget on the pairs closest to acceptance first.
+        undecided.sort(key=lambda i: -out[i][0])
+        asked = undecided[: self.max_calls]
+        for i, result in zip(asked, self.judge.score([pairs[i] for i in asked])):
+            out[i] = result
+        self.max_calls -= len(asked)
+        return out
+
+
+def create_scorer(llm: LLM | None, settings: Settings) -> Scorer:
+    """The scorer named by ``settings.generate.verifier`` (lexical when no LLM is given)."""
+    g = settings.generate
+    if llm is None or g.verifier == "lexical":
+        return LexicalScorer()
+    if g.verifier == "llm":
+        return JudgeScorer(llm)
+    return HybridScorer(JudgeScorer(llm), accept=g.lexical_accept, max_calls=g.judge_max_calls)
+
+
+@dataclass
+class Verified:
+    """Outcome for one sentence: the kept source numbers (best first) and every check made."""
+
+    kind: str  # "fact" or "general", as aligned
+    kept: list[int] = field(default_factory=list)
+    checks: list[SupportCheck] = field(default_factory=list)
+
+    @property
+    def support(self) -> float | None:
+        scores = [c.score for c in self.checks if c.kept]
+        return max(scores) if scores else None
+
+
+class Verifier:
+    """Checks alignments against the sources with a scorer and a threshold."""
+
+    def __init__(self, scorer: Scorer, threshold: float, general_accept: float) -> None:
+        self.scorer = scorer
+        self.threshold = threshold
+        # A sentence aligned as general is still cited when a source states it word for word.
+        self.general_accept = general_accept
+
+    def run(self, sentences: list[str], alignments: list[Alignment], entries: list[ContextEntry]) -> list[Verified]:
+        """One :class:`Verified` per sentence."""
+        by_number = {e.number: e for e in entries}
+        results = [Verified(a.kind) for a in alignments]
+        proposed = [(i, n) for i, a in enumerate(alignments) for n in a.sources]
+        self._check(sentences, proposed, by_number, results)
+        # Second chance for claims left bare, and exact matches for general sentences.
+        rescue: list[tuple[int, int]] = []
+        for i, result in enumerate(results):
+            number = None if result.kept else self._second_chance(sentences[i], result, entries)
+            if number is not None:
+                rescue.append((i, number))
+        general_rescue = [(i, n) for i, n in rescue if results[i].kind == "general"]
+        fact_rescue = [(i, n) for i, n in rescue if results[i].kind == "fact"]
+        self._check(sentences, fact_rescue, by_number, results)
+        self._accept_lexically(sentences, general_rescue, by_number, results)
+        for result, alignment, sentence in zip(results, alignments, sentences):
+            if not alignment.answered and not result.kept and not looks_factual(sentence):
+                result.kind = "general"
+        return results
+
+    def _second_chance(self, sentence: str, result: Verified, entries: list[ContextEntry]) -> int | None:
+        """The untried source with the best overlap, when it is worth scoring."""
+        tried = {c.source for c in result.checks}
+        scored = [(lexical_support(sentence, _source_text(e)), e) for e in entries if e.number not in tried]
+        if not scored:
+            return None
+        overlap, best = max(scored, key=lambda pair: pair[0])
+        if result.kind == "fact":
+            worth = overlap >= _RESCUE_FLOOR or not same_script(sentence, _source_text(best))
+        else:
+            worth = overlap >= self.general_accept
+        return best.number if worth else None
+
+    def _check(self, sentences: list[str], pairs: Iterable[tuple[int, int]], by_number: dict[int, ContextEntry], results: list[Verified]) -> None:
+        pairs = list(pairs)
+        if not pairs:
+            return
+        scores = self.scorer.score([(sentences[i], by_number[n]) for i, n in pairs])
+        for (i, n), (score, scorer) in zip(pairs, scores):
+            self._record(results[i], by_number[n], score, scorer)
+
+    def _accept_lexically(self, sentences: list[str], pairs: list[tuple[int, int]], by_number: dict[int, ContextEntry], results: list[Verified]) -> None:
+        for i, n in pairs:
+            score = lexical_support(sentences[i], _source_text(by_number[n]))
+            self._record(results[i], by_number[n], score, "lexical", threshold=self.general_accept)
+
+    def _record(self, result: Verified, entry: ContextEntry, score: float, scorer: str, threshold: float | None = None) -> None:
+        kept = score >= (self.threshold if threshold is None else threshold)
+        result.checks.append(SupportCheck(entry.number, entry.source.doc_id, round(score, 4), kept, scorer))
+        if kept:
+            result.kept.append(entry.number)

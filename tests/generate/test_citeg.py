@@ -1,0 +1,139 @@
+"""The whole CiteG stage with a scripted model: control flow, kinds, markers, trace, JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from navicite.config import load_settings
+from navicite.errors import UserInputError
+from navicite.generate import Answer, CiteG, Source
+from navicite.generate.cite import broken_markers
+
+SOURCES = [
+    Source("d1", "Eiffel Tower", "The Eiffel Tower is a lattice tower in Paris. It was completed in 1889. It is 330 metres tall.", "http://a", 3.0),
+    Source("d2", "Gustave Eiffel", "Gustave Eiffel's company designed and built the Eiffel Tower.", "http://b", 2.5),
+    Source("d3", "Bananas", "Bananas are yellow.", "http://c", 0.4),
+]
+DRAFT = (
+    "# The Eiffel Tower\n\n"
+    "This answer looks at a famous tower.\n\n"
+    "The Eiffel Tower was completed in 1889 [3]. Gustave Eiffel's company built the Eiffel Tower. "
+    "The tower is painted green every 3 years by robots.\n\n"
+    "In short, it is a landmark."
+)
+ALIGN = {
+    "sentences": [
+        {"index": 1, "kind": "general", "sources": []},
+        {"index": 2, "kind": "fact", "sources": [1, 5]},
+        {"index": 3, "kind": "fact", "sources": [2]},
+        {"index": 4, "kind": "fact", "sources": [1]},
+    ]
+}
+
+
+def citeg(llm, tmp_path, *overrides: str) -> CiteG:
+    return CiteG(llm, load_settings(tmp_path, ["generate.verifier=lexical", *overrides]))
+
+
+def test_run_produces_a_consistent_cited_answer(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(DRAFT, ALIGN)
+    answer = citeg(llm, tmp_path).run("When was the Eiffel Tower built?", SOURCES)
+    kinds = [(s.kind, s.markers) for s in answer.sentences]
+    assert kinds == [
+        ("heading", []),
+        ("general", []),
+        ("cited", [1]),
+        ("cited", [2]),
+        ("unsupported", []),
+        ("general", []),
+    ]
+    assert "completed in 1889 [1]." in answer.answer and "[3]" not in answer.answer
+    assert broken_markers(answer.answer, answer.citations) == []
+    assert answer.citation_block == "[1] Eiffel Tower — http://a\n[2] Gustave Eiffel — http://b"
+    assert [s.text for s in answer.unsupported] == ["The tower is painted green every 3 years by robots."]
+    assert answer.language == "en"
+    # The low-scoring source never reached the prompt.
+    assert "Bananas" not in llm.calls[0].prompt
+
+
+def test_trace_records_every_stage_and_the_llm_calls(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(DRAFT, ALIGN)
+    answer = citeg(llm, tmp_path).run("When was the Eiffel Tower built?", SOURCES)
+    assert [t.name for t in answer.trace] == ["sources", "draft", "segment", "align", "verify", "cite"]
+    assert answer.llm["calls"] == 2 and set(answer.llm["stages"]) == {"draft", "align"}
+    align = next(t for t in answer.trace if t.name == "align")
+    assert align.outputs["calls"] == 1 and any("source 5" in r for r in align.outputs["repairs"])
+
+
+def test_json_round_trip(scripted_llm, tmp_path) -> None:
+    answer = citeg(scripted_llm(DRAFT, ALIGN), tmp_path).run("When was the Eiffel Tower built?", SOURCES)
+    data = json.loads(answer.to_json())
+    assert set(data) == {"question", "answer", "short_answer", "language", "citations", "sentences", "trace"}
+    assert data["citations"][0] == {
+        "marker": 1, "doc_id": "d1", "title": "Eiffel Tower", "link": "http://a",
+        "passage": SOURCES[0].text, "passage_id": None,
+    }
+    assert {s["kind"] for s in data["sentences"]} == {"heading", "general", "cited", "unsupported"}
+
+
+def test_alignment_failure_falls_back_to_rescue_not_a_crash(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(DRAFT, "garbage", "more garbage")
+    answer = citeg(llm, tmp_path).run("When was the Eiffel Tower built?", SOURCES)
+    by_text = {s.text: s for s in answer.sentences}
+    # Unanswered sentences are treated as claims and matched by overlap.
+    assert by_text["The Eiffel Tower was completed in 1889."].kind == "cited"
+    assert by_text["The tower is painted green every 3 years by robots."].kind == "unsupported"
+    assert broken_markers(answer.answer, answer.citations) == []
+
+
+def test_per_sentence_mode(scripted_llm, tmp_path) -> None:
+    replies = [DRAFT] + [{"kind": "fact", "sources": [1]}] * 5
+    llm = scripted_llm(*replies)
+    answer = citeg(llm, tmp_path, "generate.align=per-sentence").run("When was the Eiffel Tower built?", SOURCES)
+    assert answer.llm["stages"]["align"]["calls"] == 5
+
+
+def test_no_sources_gives_a_no_answer_without_calls(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm()
+    answer = citeg(llm, tmp_path).run("What is it?", [])
+    assert llm.calls == [] and answer.citations == []
+    assert [s.kind for s in answer.sentences] == ["general"]
+
+
+def test_refusal_skips_alignment(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm("NO_ANSWER_IN_SOURCES")
+    answer = citeg(llm, tmp_path).run("Who painted it?", SOURCES)
+    assert len(llm.calls) == 1 and answer.citations == [] and answer.unsupported == []
+
+
+def test_empty_question_is_a_user_error(scripted_llm, tmp_path) -> None:
+    with pytest.raises(UserInputError, match="empty"):
+        citeg(scripted_llm(), tmp_path).run("   ", SOURCES)
+
+
+def test_stream_yields_draft_text_then_the_answer(scripted_llm, tmp_path) -> None:
+    events = list(citeg(scripted_llm(DRAFT, ALIGN), tmp_path).stream("When was the Eiffel Tower built?", SOURCES))
+    assert isinstance(events[-1], Answer)
+    assert "".join(e for e in events if isinstance(e, str)) == DRAFT
+    assert events[-1].citations
+
+
+def test_arun_matches_run(scripted_llm, tmp_path) -> None:
+    import asyncio
+
+    answer = asyncio.run(citeg(scripted_llm(DRAFT, ALIGN), tmp_path).arun("When was the Eiffel Tower built?", SOURCES))
+    assert [s.kind for s in answer.sentences].count("cited") == 2
+
+
+def test_korean_question_asks_for_korean_and_segments_korean(scripted_llm, tmp_path) -> None:
+    draft = "# 에펠탑\n\n에펠탑은 1889년에 완공되었다. 구스타브 에펠의 회사가 지었다."
+    align = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}, {"index": 2, "kind": "fact", "sources": [2]}]}
+    llm = scripted_llm(draft, align, default={"supported": True})
+    answer = citeg(llm, tmp_path, "generate.verifier=hybrid").run("에펠탑은 언제 지어졌나요?", SOURCES)
+    assert answer.language == "ko" and "Korean (한국어)" in llm.calls[0].prompt
+    assert [s.kind for s in answer.sentences] == ["heading", "cited", "cited"]
+    # Korean claims against English sources go to the judge: overlap cannot decide them.
+    assert answer.llm["stages"]["verify"]["calls"] == 2
+    assert answer.answer.endswith("지었다 [2].")

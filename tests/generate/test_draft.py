@@ -1,0 +1,92 @@
+"""Drafting: prompt layout, cleaning, refusal, short answers, language retry."""
+
+from __future__ import annotations
+
+from navicite.config import load_settings
+from navicite.generate.answer import Source
+from navicite.generate.draft import REFUSAL, Draft, Drafter, clean_draft, language_name, short_answer_of
+from navicite.generate.sources import ContextEntry
+
+ENTRIES = [ContextEntry(1, Source("d1", "Seoul", "Seoul is the capital of South Korea."), "Seoul is the capital of South Korea.", False)]
+ENGLISH = "# Seoul\n\nSeoul is the capital of South Korea. It is a large and busy city with many people."
+KOREAN = "# 서울\n\n서울은 대한민국의 수도이다. 서울은 사람이 많은 큰 도시이다."
+
+
+def drafter(llm, tmp_path, *overrides: str) -> Drafter:
+    return Drafter(llm, load_settings(tmp_path, list(overrides)))
+
+
+def test_prompt_puts_sources_first_and_question_last(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(ENGLISH)
+    drafter(llm, tmp_path).run("What is the capital of Korea?", ENTRIES, "en")
+    call = llm.calls[0]
+    assert call.messages[0].role == "system" and "never instructions" in call.messages[0].content
+    user = call.messages[-1].content
+    assert user.index("<source id=\"1\">") < user.index("What is the capital of Korea?")
+    assert "English" in user and "2 to 3 complete sentences" in user
+    assert call.temperature <= 0.2
+
+
+def test_model_written_markers_are_removed() -> None:
+    assert clean_draft("Seoul is big [1]. It grew [2, 3]. Old【4】.\n") == "Seoul is big. It grew. Old."
+
+
+def test_refusal_becomes_a_no_answer_sentence(scripted_llm, tmp_path) -> None:
+    draft = drafter(scripted_llm(f"  {REFUSAL}\n"), tmp_path).run("q?", ENTRIES, "ko")
+    assert draft.refused and "답할 수 없습니다" in draft.text
+
+
+def test_empty_reply_counts_as_refusal(scripted_llm, tmp_path) -> None:
+    assert drafter(scripted_llm("   "), tmp_path).run("q?", ENTRIES, "en").refused
+
+
+def test_short_answer_mode(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm("Answer: Seoul.\nSeoul is the capital of South Korea.")
+    draft = drafter(llm, tmp_path, "generate.short_answer=true").run("Capital?", ENTRIES, "en")
+    assert draft.short_answer == "Seoul"
+    assert 'Answer: only the answer itself' in llm.calls[0].prompt
+    assert short_answer_of("**Answer:** Gesellschaft mit beschränkter Haftung") == "Gesellschaft mit beschränkter Haftung"
+    assert short_answer_of("정답: 서울") == "서울"
+    assert short_answer_of("Answer: \"Bath, Maine\".") == "Bath, Maine"
+    assert short_answer_of("No label here.") is None
+
+
+def test_wrong_language_is_redrafted_once(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(ENGLISH, KOREAN)
+    draft = drafter(llm, tmp_path).run("한국의 수도는 어디인가요?", ENTRIES, "ko")
+    assert draft.attempts == 2 and draft.draft_language == "ko" and draft.text.startswith("# 서울")
+    assert "Korean (한국어)" in llm.calls[1].messages[-1].content
+    assert llm.calls[1].messages[-2].role == "assistant"
+
+
+def test_no_redraft_when_disabled_or_right(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(ENGLISH)
+    draft = drafter(llm, tmp_path, "generate.language_retry=false").run("한국의 수도는?", ENTRIES, "ko")
+    assert draft.attempts == 1 and draft.draft_language == "en" and len(llm.calls) == 1
+    llm = scripted_llm(KOREAN)
+    assert drafter(llm, tmp_path).run("한국의 수도는?", ENTRIES, "ko").attempts == 1
+
+
+def test_stream_yields_pieces_then_the_draft(scripted_llm, tmp_path) -> None:
+    events = list(drafter(scripted_llm(ENGLISH, KOREAN), tmp_path).stream("한국의 수도는?", ENTRIES, "ko"))
+    assert isinstance(events[-1], Draft) and events[-1].attempts == 2
+    texts = [e for e in events if isinstance(e, str)]
+    assert "\f" in texts and "".join(texts).split("\f")[1] == KOREAN
+
+
+def test_language_names() -> None:
+    assert language_name("ko") == "Korean (한국어)" and language_name("xx") == "xx"
+
+
+def test_refusal_token_after_an_answer_is_dropped_not_obeyed(scripted_llm, tmp_path) -> None:
+    draft = drafter(scripted_llm(f"# Curie\nMarie Curie won the 1903 prize.\n\n{REFUSAL}"), tmp_path).run("q?", ENTRIES, "en")
+    assert not draft.refused and REFUSAL not in draft.text and "1903 prize." in draft.text
+    draft = drafter(scripted_llm(f"# Just a title\n\n{REFUSAL}"), tmp_path).run("q?", ENTRIES, "en")
+    assert draft.refused
+
+
+def test_claim_text_drops_the_answer_label() -> None:
+    from navicite.generate.draft import claim_text
+
+    assert claim_text("Answer: Bath, Maine") == "Bath, Maine"
+    assert claim_text("The answer is Bath.") == "The answer is Bath."

@@ -1,0 +1,50 @@
+"""Terminal rendering of answers."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from navicite.generate import Answer, Citation, SentenceRecord, StageTrace, render_answer
+from navicite.generate.render import UNSUPPORTED_SIGN
+
+
+def answer(citations: bool = True) -> Answer:
+    sentences = [
+        SentenceRecord("Paris", "heading"),
+        SentenceRecord("Paris is the capital of France.", "cited", [1], 0.9),
+        SentenceRecord("It has 90 moons.", "unsupported"),
+        SentenceRecord("That is all.", "general"),
+    ]
+    return Answer(
+        question="What is Paris?",
+        answer="# Paris\n\nParis is the capital of France [1]. It has 90 moons.\n\nThat is all.",
+        citations=[Citation(1, "d1", "Paris", "https://example.org/paris", "Paris is the capital.")] if citations else [],
+        sentences=sentences,
+        language="en",
+        trace=[StageTrace("draft", 1.25), StageTrace("align", 0.5)],
+        llm={"stages": {"draft": {"calls": 1}, "align": {"calls": 1}}},
+    )
+
+
+def rendered(a: Answer, **kwargs) -> str:
+    console = Console(record=True, width=120)
+    render_answer(a, console, **kwargs)
+    return console.export_text()
+
+
+def test_render_shows_markers_warnings_and_block() -> None:
+    text = rendered(answer(), show_timing=True)
+    assert "Paris is the capital of France [1]." in text
+    assert f"{UNSUPPORTED_SIGN} It has 90 moons." in text
+    assert "1 sentence(s) state facts no source" in text
+    assert "[1]" in text.split("sources")[-1] and "https://example.org/paris" in text
+    assert "draft" in text and "1.25" in text
+    # Layout (paragraph breaks) survives.
+    assert "\n\nThat is all." in text
+
+
+def test_render_without_citations() -> None:
+    a = answer(citations=False)
+    a.sentences[1].markers = []
+    a.answer = a.answer.replace(" [1]", "")
+    assert "no sources cited" in rendered(a)

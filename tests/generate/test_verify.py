@@ -1,0 +1,122 @@
+"""Support scoring and verification of alignments."""
+
+from __future__ import annotations
+
+from navicite.config import load_settings
+from navicite.generate.align import Alignment
+from navicite.generate.answer import Source
+from navicite.generate.sources import ContextEntry
+from navicite.generate.verify import (
+    HybridScorer,
+    JudgeScorer,
+    LexicalScorer,
+    Verifier,
+    create_scorer,
+    lexical_support,
+)
+from navicite.llm.base import LLMOutputError
+
+EIFFEL = "The Eiffel Tower is a lattice tower in Paris. It was completed in 1889 and is 330 metres tall."
+KIM = "김 교수 연구팀은 당뇨병 진단 모델을 개발했으며 정확도는 95.7%였다."
+
+
+def entry(n: int, text: str, title: str = "") -> ContextEntry:
+    return ContextEntry(n, Source(f"d{n}", title or f"T{n}", text), text, False)
+
+
+def test_lexical_support_orders_pairs_sensibly() -> None:
+    assert lexical_support("The Eiffel Tower was completed in 1889.", EIFFEL) > 0.8
+    assert lexical_support("The tower stands in Berlin.", EIFFEL) < 0.6
+    assert lexical_support("Bananas are yellow fruit.", EIFFEL) == 0.0
+    assert lexical_support("", EIFFEL) == 0.0
+
+
+def test_a_wrong_number_halves_support() -> None:
+    right = lexical_support("It was completed in 1889.", EIFFEL)
+    wrong = lexical_support("It was completed in 1887.", EIFFEL)
+    assert wrong < right / 2 + 0.01
+
+
+def test_korean_overlap_survives_particles() -> None:
+    assert lexical_support("연구팀의 당뇨병 진단 정확도는 95.7%이다.", KIM) > 0.6
+    assert lexical_support("서울은 한국의 수도이다.", KIM) < 0.2
+
+
+def test_judge_groups_calls_by_source_and_falls_back_on_bad_output(scripted_llm) -> None:
+    e1, e2 = entry(1, EIFFEL), entry(2, "Gustave Eiffel's company built the tower.")
+    llm = scripted_llm({"supported": True}, {"supported": False}, LLMOutputError("x"))
+    judge = JudgeScorer(llm)
+    scores = judge.score([("Claim A.", e2), ("The Eiffel Tower was completed in 1889.", e1), ("Claim C.", e1)])
+    # Calls go source 1, source 1, source 2: the source-1 prompts share their prefix.
+    assert "Claim: The Eiffel Tower" in llm.calls[0].prompt and "Claim: Claim C." in llm.calls[1].prompt
+    assert scores[1] == (1.0, "llm") and scores[2] == (0.0, "llm")
+    assert scores[0][1] == "lexical" and judge.failures == 1
+
+
+def test_hybrid_asks_only_when_overlap_cannot_decide(scripted_llm) -> None:
+    llm = scripted_llm(default={"supported": True})
+    hybrid = HybridScorer(JudgeScorer(llm), accept=0.8, max_calls=5)
+    e = entry(1, EIFFEL)
+    scores = hybrid.score(
+        [
+            ("The Eiffel Tower was completed in 1889.", e),  # clear overlap: no call
+            ("Bananas are yellow fruit.", e),  # no overlap, same script: no call
+            ("The tower in Paris is famous.", e),  # partial overlap: judge
+            ("에펠탑은 1889년에 완공되었다.", e),  # Korean claim, English source: judge
+        ]
+    )
+    assert len(llm.calls) == 2
+    assert scores[0][1] == "lexical" and scores[1] == (0.0, "lexical")
+    assert scores[2] == (1.0, "llm") and scores[3] == (1.0, "llm")
+
+
+def test_hybrid_call_budget(scripted_llm) -> None:
+    llm = scripted_llm(default={"supported": True})
+    hybrid = HybridScorer(JudgeScorer(llm), accept=0.99, max_calls=1)
+    e = entry(1, EIFFEL)
+    hybrid.score([("The tower in Paris is famous.", e), ("The lattice tower is tall.", e)])
+    assert len(llm.calls) == 1
+
+
+def test_verifier_keeps_supported_drops_unsupported_and_rescues() -> None:
+    entries = [entry(1, EIFFEL), entry(2, "Gustave Eiffel's company designed and built the Eiffel Tower.")]
+    sentences = [
+        "This answer is about a tower.",
+        "The Eiffel Tower was completed in 1889.",
+        "Gustave Eiffel's company built the Eiffel Tower.",
+        "The tower is painted green every year by robots.",
+        "The Eiffel Tower is in Paris.",
+    ]
+    alignments = [
+        Alignment("general", ()),
+        Alignment("fact", (1,)),
+        Alignment("fact", (1,)),  # wrong source: rescued by source 2
+        Alignment("fact", (1,)),  # not supported anywhere
+        Alignment("general", ()),  # labelled general, but source 1 states it word for word
+    ]
+    verified = Verifier(LexicalScorer(), threshold=0.5, general_accept=0.8).run(sentences, alignments, entries)
+    assert verified[0].kept == []
+    assert verified[1].kept == [1] and verified[1].support and verified[1].support > 0.8
+    assert verified[2].kept == [2] and [c.kept for c in verified[2].checks] == [False, True]
+    assert verified[3].kept == []
+    assert verified[4].kept == [1] and verified[4].kind == "general"
+
+
+def test_create_scorer_follows_settings(tmp_path, scripted_llm) -> None:
+    llm = scripted_llm()
+    assert isinstance(create_scorer(llm, load_settings(tmp_path, ["generate.verifier=lexical"])), LexicalScorer)
+    assert isinstance(create_scorer(llm, load_settings(tmp_path, ["generate.verifier=llm"])), JudgeScorer)
+    assert isinstance(create_scorer(llm, load_settings(tmp_path)), HybridScorer)
+    assert isinstance(create_scorer(None, load_settings(tmp_path)), LexicalScorer)
+
+
+def test_unlabelled_sentences_are_guessed_by_their_content() -> None:
+    from navicite.generate.verify import looks_factual
+
+    assert looks_factual("It opened in 1889.") and looks_factual("It was built by Gustave Eiffel.")
+    assert not looks_factual("In short, it is a landmark.")
+    entries = [entry(1, EIFFEL)]
+    sentences = ["In short, it is a landmark.", "It was moved to Lyon in 1950."]
+    unanswered = [Alignment("fact", (), answered=False)] * 2
+    verified = Verifier(LexicalScorer(), threshold=0.5, general_accept=0.8).run(sentences, unanswered, entries)
+    assert [v.kind for v in verified] == ["general", "fact"] and verified[1].kept == []
