@@ -149,6 +149,7 @@ class NavigateSettings(Section):
     preview_words: int = Field(50, ge=5, description="Words of a child's content shown when labelling a level.")
     leaf_prompt_tokens: int = Field(1800, ge=128, description="Most passage tokens shown in one leaf step.")
     memory: bool = Field(False, description="Navigate with the memory variant (question type and source-grounded notes).")
+    hybrid_documents: int = Field(3, ge=1, description="Most retrieved documents hybrid mode navigates (best ranked first).")
 
 
 class GenerateSettings(Section):

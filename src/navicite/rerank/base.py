@@ -1,0 +1,58 @@
+"""The reranker seam: score (question, candidate text) pairs, keep the best.
+
+A candidate arrives as a :class:`RerankItem`: its id, the text a model reads
+(title + abstract, or a segment) and the signals earlier stages measured
+(``bm25`` for the flat question, ``agreement`` across portfolios, ``rrf``).
+Backends use what they need and ignore the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class RerankItem:
+    """One candidate to score."""
+
+    doc_id: str
+    text: str
+    signals: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A candidate's final score and the per-signal values behind it (for the trace)."""
+
+    doc_id: str
+    score: float
+    signals: dict[str, float] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Orders candidates for a question."""
+
+    name: str
+
+    def rerank(self, question: str, items: Sequence[RerankItem], top_n: int) -> list[Scored]:
+        """The best ``top_n`` of ``items``, best first."""
+        ...
+
+
+def top(doc_ids: Sequence[str], scores: np.ndarray, signals: Sequence[dict[str, float]], top_n: int) -> list[Scored]:
+    """The ``top_n`` highest scores as :class:`Scored`; ties keep the input order."""
+    order = np.argsort(-scores, kind="stable")[: max(top_n, 0)]
+    return [Scored(doc_ids[i], float(scores[i]), signals[i]) for i in order]
+
+
+def min_max(values: np.ndarray) -> np.ndarray:
+    """Scale to [0, 1]; a constant column carries no information and becomes all zeros."""
+    low, high = float(values.min()), float(values.max())
+    if high - low <= 1e-12:
+        return np.zeros_like(values, dtype=np.float64)
+    return (values - low) / (high - low)

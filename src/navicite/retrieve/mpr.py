@@ -1,0 +1,253 @@
+"""Multi-portfolio retrieval as one stage: analyse, build portfolios, search, pool, rerank.
+
+:class:`MultiPortfolioRetriever` composes the smaller stages of this package
+(``expand``, ``translate``, ``portfolio``, ``pool``) with the index and a
+reranker, and records what each step did and cost in :class:`MPRResult`.
+
+Beyond METHOD.md, the flat question's BM25 top hits join the pool as portfolio
+``B`` (``retrieve.flat_portfolio``, on by default): the Boolean portfolios are
+conjunctions of keyword pairs, and on SciFact they alone recall fewer
+documents than flat BM25 does (see bench/mpr_bench.py). LLM usage is read off
+the shared usage log, so concurrent runs on one LLM object count each other's calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from navicite.config import Settings
+from navicite.errors import NaviciteError
+from navicite.index.base import Hit, LexicalIndex
+from navicite.index.parse import free_text
+from navicite.index.query import to_text
+from navicite.llm.base import LLM, LLMError, UsageLog
+from navicite.rerank.base import Reranker, RerankItem
+from navicite.retrieve.expand import QueryAnalyzer
+from navicite.retrieve.fallback import StatisticalAnalyzer
+from navicite.retrieve.keywords import Analysis
+from navicite.retrieve.pool import Candidate, CandidatePool, QueryResult
+from navicite.retrieve.portfolio import PortfolioBuilder, PortfolioQuery, PortfolioSet, Translation
+from navicite.retrieve.translate import KeywordTranslator, target_language
+
+#: Characters of a candidate's text handed to the reranker (models cut further by tokens).
+RERANK_TEXT_CHARS = 2000
+
+
+@dataclass
+class MPRResult:
+    """Everything one MPR run produced, in order of the stages."""
+
+    question: str
+    analysis: Analysis
+    portfolios: PortfolioSet
+    results: list[QueryResult]
+    pool: list[Candidate]
+    ranked: list[Candidate]
+    reranker: str
+    translation: Translation | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    llm: dict[str, dict[str, float]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (``navicite search --mpr --json``)."""
+        return {
+            "question": self.question,
+            "analysis": self.analysis.to_dict(),
+            "translation": None if self.translation is None else {
+                "language": self.translation.language,
+                "primary": list(self.translation.primary),
+                "expanded": list(self.translation.expanded),
+            },
+            "portfolios": self.portfolios.to_dict(),
+            "queries": [
+                {"portfolio": r.portfolio, "query": r.query, "hits": len(r.hits), "seconds": round(r.seconds, 4), "error": r.error}
+                for r in self.results
+            ],
+            "pool_size": len(self.pool),
+            "reranker": self.reranker,
+            "ranked": [c.to_dict() for c in self.ranked],
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "llm": self.llm,
+            "errors": list(self.errors),
+        }
+
+
+def _usage_delta(llm: LLM | None, start: int) -> dict[str, dict[str, float]]:
+    """Per-stage usage of the calls recorded since ``start`` (calls of this run)."""
+    if llm is None:
+        return {}
+    return UsageLog(list(llm.usage.calls[start:])).totals()
+
+
+class MultiPortfolioRetriever:
+    """The MPR stage: ``run(question) -> MPRResult`` (and ``arun``).
+
+    Args:
+        index: the lexical index to search.
+        llm: the chat model for analysis and translation; None for the statistical path.
+        reranker: orders the pool (see :func:`navicite.rerank.create`).
+        settings: ``retrieve`` and ``rerank`` sections are read.
+    """
+
+    def __init__(self, index: LexicalIndex, llm: LLM | None, reranker: Reranker, settings: Settings) -> None:
+        self.index = index
+        self.llm = llm
+        self.reranker = reranker
+        self.cfg = settings.retrieve
+        self.top_n = settings.rerank.top_n
+        fallback = StatisticalAnalyzer(index, feedback_docs=self.cfg.feedback_docs)
+        self.analyzer = QueryAnalyzer(llm, fallback, max_tokens=self.cfg.analysis_max_tokens)
+        self.translator = KeywordTranslator(llm) if llm is not None else None
+        self.builder = PortfolioBuilder(self.cfg.or_group_cap, self.cfg.max_queries, tuple(self.cfg.noise_terms))
+        self.pooler = CandidatePool()
+
+    # -- steps -------------------------------------------------------------------------------
+
+    def _g_plan(self, analysis: Analysis) -> tuple[str | None, str]:
+        target, reason = target_language(analysis.language, self.index.stats().languages, self.cfg.min_language_share)
+        if target is not None and self.translator is None:
+            return None, "no LLM configured to translate keywords"
+        return target, reason
+
+    def _translate(self, analysis: Analysis) -> tuple[Translation | None, str]:
+        target, reason = self._g_plan(analysis)
+        if target is None:
+            return None, reason
+        assert self.translator is not None
+        try:
+            return self.translator.run(analysis, target), ""
+        except LLMError as exc:
+            return None, f"translation failed: {exc}"
+
+    def _search_one(self, query: PortfolioQuery) -> QueryResult:
+        start = time.perf_counter()
+        try:
+            hits = self.index.search(query.query, k=self.cfg.top_k_per_query)
+        except NaviciteError as exc:  # one bad query must not sink the others
+            return QueryResult(query.portfolio, query.text, [], time.perf_counter() - start, error=str(exc))
+        return QueryResult(query.portfolio, query.text, hits, time.perf_counter() - start)
+
+    def _flat_bm25(self, question: str) -> list[Hit]:
+        query = free_text(question)
+        depth = max(self.cfg.bm25_depth, self.cfg.top_k_per_query if self.cfg.flat_portfolio else 0)
+        if query is None or depth == 0:
+            return []
+        return self.index.search(query, k=depth)
+
+    def _search_all(self, question: str, portfolios: PortfolioSet) -> tuple[list[QueryResult], list[Hit]]:
+        workers = max(1, min(self.cfg.concurrency, len(portfolios.queries) + 1))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            flat = pool.submit(self._flat_bm25, question)
+            results = list(pool.map(self._search_one, portfolios.queries))
+            return results, flat.result()
+
+    def _items(self, pool: list[Candidate], flat: list[Hit]) -> list[RerankItem]:
+        bm25 = {h.doc_id: float(h.score) for h in flat}
+        items = []
+        for candidate in pool:
+            doc = self.index.get(candidate.doc_id)
+            text = candidate.title if doc is None else f"{doc.title}\n{doc.abstract or doc.text}"
+            signals = dict(candidate.signals)
+            signals["agreement"] = float(len(candidate.portfolios) + len(candidate.provenance))
+            if candidate.doc_id in bm25:
+                signals["bm25"] = bm25[candidate.doc_id]
+            items.append(RerankItem(candidate.doc_id, text[:RERANK_TEXT_CHARS], signals))
+        return items
+
+    def _rerank(self, question: str, pool: list[Candidate], flat: list[Hit], top_n: int) -> list[Candidate]:
+        by_id = {c.doc_id: c for c in pool}
+        scored = self.reranker.rerank(question, self._items(pool, flat), top_n)
+        ranked = []
+        for s in scored:
+            candidate = by_id[s.doc_id]
+            candidate.score = s.score
+            candidate.signals = s.signals
+            ranked.append(candidate)
+        return ranked
+
+    def _after_analysis(self, question: str, analysis: Analysis, translation: Translation | None, g_reason: str,
+                        timings: dict[str, float], usage_start: int, top_n: int | None) -> MPRResult:
+        start = time.perf_counter()
+        portfolios = self.builder.run(analysis, translation, g_reason)
+        results, flat = self._search_all(question, portfolios)
+        flat_query = free_text(question)
+        if self.cfg.flat_portfolio and flat_query is not None:
+            # Portfolio B: the Boolean portfolios are conjunctions and miss documents that
+            # share most of the question's words but not a whole keyword pair.
+            results.append(QueryResult("B", to_text(flat_query), flat[: self.cfg.top_k_per_query]))
+        timings["search"] = time.perf_counter() - start
+        start = time.perf_counter()
+        pool = self.pooler.run(results)
+        timings["pool"] = time.perf_counter() - start
+        start = time.perf_counter()
+        ranked = self._rerank(question, pool, flat, top_n or self.top_n)
+        timings["rerank"] = time.perf_counter() - start
+        errors = [f"{r.query}: {r.error}" for r in results if r.error]
+        return MPRResult(
+            question, analysis, portfolios, results, pool, ranked, self.reranker.name, translation,
+            timings, _usage_delta(self.llm, usage_start), errors,
+        )
+
+    # -- public ------------------------------------------------------------------------------
+
+    def run(self, question: str, top_n: int | None = None) -> MPRResult:
+        """Retrieve and rank candidates for ``question``; keep ``top_n`` (default ``rerank.top_n``)."""
+        usage_start = len(self.llm.usage.calls) if self.llm is not None else 0
+        timings: dict[str, float] = {}
+        start = time.perf_counter()
+        analysis = self.analyzer.run(question)
+        timings["analyze"] = time.perf_counter() - start
+        start = time.perf_counter()
+        translation, g_reason = self._translate(analysis)
+        timings["translate"] = time.perf_counter() - start
+        return self._after_analysis(question, analysis, translation, g_reason, timings, usage_start, top_n)
+
+    async def arun(self, question: str, top_n: int | None = None) -> MPRResult:
+        """Async twin of :meth:`run`: LLM calls are awaited, searches and reranking run in a thread."""
+        usage_start = len(self.llm.usage.calls) if self.llm is not None else 0
+        timings: dict[str, float] = {}
+        start = time.perf_counter()
+        analysis = await self.analyzer.arun(question)
+        timings["analyze"] = time.perf_counter() - start
+        start = time.perf_counter()
+        target, g_reason = await asyncio.to_thread(self._g_plan, analysis)
+        translation = None
+        if target is not None:
+            assert self.translator is not None
+            try:
+                translation = await self.translator.arun(analysis, target)
+            except LLMError as exc:
+                g_reason = f"translation failed: {exc}"
+        timings["translate"] = time.perf_counter() - start
+        return await asyncio.to_thread(
+            self._after_analysis, question, analysis, translation, g_reason, timings, usage_start, top_n
+        )
+
+
+def create_retriever(
+    settings: Settings,
+    index: LexicalIndex | None = None,
+    llm: LLM | None = None,
+    reranker: Reranker | None = None,
+) -> MultiPortfolioRetriever:
+    """An MPR stage for the collection in ``settings.home``, with the configured LLM and reranker.
+
+    ``llm.backend = none`` means the statistical analysis and no G portfolio.
+    """
+    from navicite import index as index_package
+    from navicite import llm as llm_package
+    from navicite import rerank
+
+    if llm is None and settings.llm.backend != "none":
+        llm = llm_package.create(settings)
+    return MultiPortfolioRetriever(
+        index if index is not None else index_package.create(settings),
+        llm,
+        reranker if reranker is not None else rerank.create(settings),
+        settings,
+    )

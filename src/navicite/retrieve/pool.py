@@ -1,0 +1,116 @@
+"""Merge of every query's hits into one candidate pool (METHOD.md §1.4).
+
+Candidates are de-duplicated by document id, then by normalised title (the same
+paper indexed twice under different ids), and each keeps the full list of
+queries that found it. Without a reranker the pool is ordered by reciprocal
+rank fusion over portfolios.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from navicite.index.base import Hit
+
+#: The usual RRF constant: dampens the advantage of rank 1 over rank 2.
+RRF_K = 60
+
+_NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def normalise_title(title: str) -> str:
+    """Title key for de-duplication: case, accents' composed forms, punctuation and spacing ignored."""
+    return _NOT_WORD.sub(" ", unicodedata.normalize("NFKC", title).casefold()).strip()
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a candidate was found: portfolio, query text, 1-based rank and the backend's score."""
+
+    portfolio: str
+    query: str
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """The hits of one query, as the search step returns them; ``error`` says why a query failed."""
+
+    portfolio: str
+    query: str
+    hits: list[Hit]
+    seconds: float = 0.0
+    error: str = ""
+
+
+@dataclass
+class Candidate:
+    """One pooled document with its provenance and, later, its scores."""
+
+    doc_id: str
+    title: str
+    provenance: list[Provenance] = field(default_factory=list)
+    score: float = 0.0
+    signals: dict[str, float] = field(default_factory=dict)
+    merged_ids: list[str] = field(default_factory=list)
+
+    @property
+    def portfolios(self) -> list[str]:
+        """Portfolios that found this candidate, in first-found order."""
+        return list(dict.fromkeys(p.portfolio for p in self.provenance))
+
+    def best_ranks(self) -> dict[str, int]:
+        """Best rank per portfolio."""
+        out: dict[str, int] = {}
+        for p in self.provenance:
+            out[p.portfolio] = min(out.get(p.portfolio, p.rank), p.rank)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["portfolios"] = self.portfolios
+        return data
+
+
+def reciprocal_rank_fusion(candidate: Candidate, k: int = RRF_K) -> float:
+    """Sum over portfolios of 1 / (k + best rank in that portfolio)."""
+    return sum(1.0 / (k + rank) for rank in candidate.best_ranks().values())
+
+
+class CandidatePool:
+    """Stage 4 of MPR: query results -> de-duplicated candidates ordered by RRF."""
+
+    def __init__(self, rrf_k: int = RRF_K) -> None:
+        self.rrf_k = rrf_k
+
+    def run(self, results: list[QueryResult]) -> list[Candidate]:
+        """Pool ``results``; candidates come back best fused score first."""
+        by_id: dict[str, Candidate] = {}
+        by_title: dict[str, Candidate] = {}
+        for result in results:
+            for rank, hit in enumerate(result.hits, start=1):
+                found = Provenance(result.portfolio, result.query, rank, hit.score)
+                candidate = by_id.get(hit.doc_id)
+                title_key = normalise_title(hit.title)
+                if candidate is None and title_key:
+                    candidate = by_title.get(title_key)
+                    if candidate is not None:
+                        candidate.merged_ids.append(hit.doc_id)
+                        by_id[hit.doc_id] = candidate
+                if candidate is None:
+                    candidate = Candidate(hit.doc_id, hit.title)
+                    by_id[hit.doc_id] = candidate
+                    if title_key:
+                        by_title[title_key] = candidate
+                candidate.provenance.append(found)
+        pooled = list({id(c): c for c in by_id.values()}.values())
+        for candidate in pooled:
+            candidate.score = reciprocal_rank_fusion(candidate, self.rrf_k)
+            candidate.signals["rrf"] = candidate.score
+        # Stable sort: ties keep the order in which queries found them.
+        pooled.sort(key=lambda c: c.score, reverse=True)
+        return pooled

@@ -1,0 +1,80 @@
+"""Keyword translation for the cross-lingual portfolio G."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, Field
+
+from navicite import prompts
+from navicite.index.language import UNKNOWN
+from navicite.llm.base import LLM, CallOptions, Message
+from navicite.retrieve.keywords import Analysis
+from navicite.retrieve.portfolio import Translation
+
+LANGUAGE_NAMES = {
+    "en": "English", "ko": "Korean", "ja": "Japanese", "zh": "Chinese", "de": "German",
+    "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese", "ru": "Russian",
+}
+
+
+class TranslationReply(BaseModel):
+    """The JSON the translation prompt asks for."""
+
+    primary: list[str] = Field(min_length=1, max_length=5)
+    expanded: list[str] = Field(default_factory=list, max_length=5)
+
+
+def target_language(
+    question_language: str, collection_languages: dict[str, int], min_share: float = 0.05
+) -> tuple[str | None, str]:
+    """The collection's most common language other than the question's, and a reason when there is none.
+
+    Languages holding less than ``min_share`` of the documents do not count: language
+    detection labels a few English abstracts as Dutch or Swedish, and translating every
+    question for them would cost an LLM call to find nothing.
+    """
+    total = sum(collection_languages.values())
+    others = sorted(
+        (
+            (n, lang)
+            for lang, n in collection_languages.items()
+            if lang not in (question_language, UNKNOWN) and total and n / total >= min_share
+        ),
+        reverse=True,
+    )
+    if others:
+        return others[0][1], ""
+    if not collection_languages:
+        return None, "the collection's languages are unknown"
+    return None, f"no other language holds {min_share:.0%} of the collection (question in {question_language})"
+
+
+class KeywordTranslator:
+    """Translates the top keywords with one LLM call (stage ``translate``)."""
+
+    def __init__(self, llm: LLM, max_tokens: int = 160) -> None:
+        self.llm = llm
+        self.max_tokens = max_tokens
+
+    def _messages(self, analysis: Analysis, target: str) -> list[Message]:
+        return prompts.render(
+            "translate_keywords",
+            source_language=LANGUAGE_NAMES.get(analysis.language, analysis.language),
+            target_language=LANGUAGE_NAMES.get(target, target),
+            primary=json.dumps([k.term for k in analysis.primary[:3]], ensure_ascii=False),
+            expanded=json.dumps([k.term for k in analysis.expanded[:3]], ensure_ascii=False),
+        )
+
+    def _options(self) -> CallOptions:
+        return CallOptions(stage="translate", max_tokens=self.max_tokens, temperature=0.0)
+
+    def run(self, analysis: Analysis, target: str) -> Translation:
+        """Translated keywords. Raises :class:`navicite.llm.base.LLMError` when the model fails."""
+        reply = self.llm.complete_json(self._messages(analysis, target), TranslationReply, self._options())
+        return Translation(tuple(reply.primary), tuple(reply.expanded), target)
+
+    async def arun(self, analysis: Analysis, target: str) -> Translation:
+        """Async twin of :meth:`run`."""
+        reply = await self.llm.acomplete_json(self._messages(analysis, target), TranslationReply, self._options())
+        return Translation(tuple(reply.primary), tuple(reply.expanded), target)

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from navicite.config import Settings
+from navicite.index.base import LexicalIndex
+from navicite.llm.scripted import ScriptedLLM
+from navicite.rerank.fusion import FusionReranker
+from navicite.retrieve.mpr import MultiPortfolioRetriever
+
+ANALYSIS = {
+    "language": "en",
+    "primary": [
+        {"term": "vitamin D", "synonyms": ["cholecalciferol"]},
+        {"term": "fracture", "synonyms": []},
+        {"term": "elderly", "synonyms": ["older adults"]},
+        {"term": "supplementation", "synonyms": []},
+        {"term": "women", "synonyms": []},
+    ],
+    "expanded": [
+        {"term": "bone density", "synonyms": [], "reason": "outcome"},
+        {"term": "osteoporosis", "synonyms": [], "reason": "disease"},
+        {"term": "falls", "synonyms": [], "reason": "mechanism"},
+    ],
+}
+TRANSLATION = {"primary": ["비타민 D", "골절", "노인"], "expanded": ["골밀도", "골다공증", "낙상"]}
+
+
+def retriever(llm, index: LexicalIndex, tmp_path: Path, flat: bool = False) -> MultiPortfolioRetriever:
+    settings = Settings(home=tmp_path)
+    settings.retrieve.flat_portfolio = flat
+    return MultiPortfolioRetriever(index, llm, FusionReranker(), settings)
+
+
+def test_run_builds_all_portfolios_pools_and_keeps_provenance(small_index: LexicalIndex, tmp_path: Path) -> None:
+    llm = ScriptedLLM([ANALYSIS, TRANSLATION])
+    result = retriever(llm, small_index, tmp_path).run("Does vitamin D prevent fractures in the elderly?")
+    # The collection holds English and Korean documents, so G translates into Korean.
+    assert [q.portfolio for q in result.portfolios.queries] == ["Q"] * 3 + ["S"] * 3 + ["F"] * 2 + ["G"] * 2
+    assert result.translation is not None and result.translation.language == "ko"
+    assert "Korean" in llm.calls[1].prompt
+    assert len(result.results) == 10 and not result.errors
+    ids = [c.doc_id for c in result.pool]
+    assert len(ids) == len(set(ids))
+    assert {"d1", "k1"} <= set(ids)  # English via Q/S/F, Korean only via G
+    korean = next(c for c in result.pool if c.doc_id == "k1")
+    assert {p.portfolio for p in korean.provenance} == {"G"}
+    # S excludes noise-term documents ("review", "image"), Q does not.
+    d6 = next((c for c in result.pool if c.doc_id == "d6"), None)
+    assert d6 is None or "S" not in d6.portfolios
+    assert result.ranked[0].doc_id == "d1"  # found by every English portfolio
+    assert result.reranker == "none"
+    assert result.llm["analyze"]["calls"] == 1 and result.llm["translate"]["calls"] == 1
+    assert set(result.timings) == {"analyze", "translate", "search", "pool", "rerank"}
+    data = result.to_dict()
+    assert data["pool_size"] == len(result.pool)
+    assert data["ranked"][0]["provenance"][0]["portfolio"] in "QSFG"
+
+
+def test_no_llm_runs_the_fallback_and_records_skipped_g(small_index: LexicalIndex, tmp_path: Path) -> None:
+    result = retriever(None, small_index, tmp_path).run("Does BRCA1 raise breast cancer risk?")
+    assert result.analysis.path == "fallback"
+    assert result.portfolios.skipped["G"] == "no LLM configured to translate keywords"
+    d4 = next(c for c in result.pool if c.doc_id == "d4")
+    assert "F" in d4.portfolios  # (p1 OR p2 OR p3) AND p4 holds BRCA1 AND cancer
+
+
+def test_flat_portfolio_b_adds_the_bag_of_words_hits(small_index: LexicalIndex, tmp_path: Path) -> None:
+    question = "Does BRCA1 raise breast cancer risk?"
+    strict = retriever(None, small_index, tmp_path).run(question)
+    with_b = retriever(None, small_index, tmp_path, flat=True).run(question)
+    assert [r.portfolio for r in with_b.results] == [r.portfolio for r in strict.results] + ["B"]
+    assert with_b.results[-1].query == "Does OR BRCA1 OR raise OR breast OR cancer OR risk"
+    assert with_b.results[-1].hits[0].doc_id == "d4"
+    assert {c.doc_id for c in strict.pool} <= {c.doc_id for c in with_b.pool}
+    assert "B" in next(c for c in with_b.pool if c.doc_id == "d4").portfolios
+
+
+def test_bad_translation_skips_g_with_reason(small_index: LexicalIndex, tmp_path: Path) -> None:
+    llm = ScriptedLLM([ANALYSIS, "no json", "still no json"])
+    result = retriever(llm, small_index, tmp_path).run("Does vitamin D prevent fractures in the elderly?")
+    assert "translation failed" in result.portfolios.skipped["G"]
+    assert "G" not in {q.portfolio for q in result.portfolios.queries}
+
+
+def test_async_twin_matches_run(small_index: LexicalIndex, tmp_path: Path) -> None:
+    question = "Does vitamin D prevent fractures in the elderly?"
+    sync = retriever(ScriptedLLM([ANALYSIS, TRANSLATION]), small_index, tmp_path).run(question)
+    asynchronous = asyncio.run(retriever(ScriptedLLM([ANALYSIS, TRANSLATION]), small_index, tmp_path).arun(question))
+    assert [c.doc_id for c in sync.ranked] == [c.doc_id for c in asynchronous.ranked]
+    assert sync.portfolios.to_dict() == asynchronous.portfolios.to_dict()
+
+
+def test_create_retriever_from_settings(tmp_path: Path) -> None:
+    from navicite.config import load_settings
+    from navicite.retrieve.mpr import create_retriever
+
+    settings = load_settings(tmp_path, ["llm.backend=none", "rerank.backend=none"])
+    retriever_ = create_retriever(settings)
+    assert retriever_.llm is None and retriever_.reranker.name == "none"
+    result = retriever_.run("anything at all")  # an empty collection: nothing found, nothing raised
+    assert result.pool == [] and result.analysis.path == "fallback"
