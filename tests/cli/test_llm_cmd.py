@@ -5,30 +5,21 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 
 from navicite import llm
-from navicite.cli import main
 from navicite.llm.cache import AnswerCache, CachedAnswer
 from navicite.llm.scripted import ScriptedLLM
 
-
-def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+RunCli = Callable[..., tuple[int, str, str]]
 
 
-def test_llm_check_reports_backend_reply_and_tokens(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_llm_check_reports_backend_reply_and_tokens(tmp_path: Path, run_cli: RunCli) -> None:
     stand_in = ScriptedLLM(['{"sentence": "Water evaporates and falls as rain.", "keywords": ["rain", "sea", "cloud"]}'])
     llm.register_backend("check-scripted", lambda settings: stand_in)
-    code, out, err = run_main(capsys, "--home", str(tmp_path), "-s", "llm.backend=check-scripted", "llm", "check", "--json")
+    code, out, err = run_cli("--home", str(tmp_path), "-s", "llm.backend=check-scripted", "llm", "check", "--json")
     assert code == 0, err
     report = json.loads(out)
     assert report["backend"] == "check-scripted"
@@ -48,16 +39,16 @@ def test_llm_check_with_no_backend_is_a_clear_error(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_cache_stats_and_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cache_stats_and_clear(tmp_path: Path, run_cli: RunCli) -> None:
     cache = AnswerCache(tmp_path / "cache" / "llm.sqlite")
     for i in range(3):
         cache.put(f"k{i}", backend="embedded", model="m", stage="draft", answer=CachedAnswer("x", 1, 1))
-    code, out, _ = run_main(capsys, "--home", str(tmp_path), "cache", "stats", "--json")
+    code, out, _ = run_cli("--home", str(tmp_path), "cache", "stats", "--json")
     assert code == 0
     stats = json.loads(out)
     assert stats["entries"] == 3 and stats["by_stage"] == {"draft": 3}
-    code, out, _ = run_main(capsys, "--home", str(tmp_path), "cache", "clear", "--json")
+    code, out, _ = run_cli("--home", str(tmp_path), "cache", "clear", "--json")
     assert code == 0 and json.loads(out)["removed"] == 3
     assert cache.stats().entries == 0
-    code, _, err = run_main(capsys, "--home", str(tmp_path), "cache", "stats")
+    code, _, err = run_cli("--home", str(tmp_path), "cache", "stats")
     assert code == 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
