@@ -100,6 +100,22 @@ def test_docs_delete(home: Path, run_cli: Run) -> None:
     assert json.loads(out) == []
 
 
+def test_docs_delete_drops_the_deleted_documents_trees(home: Path, run_cli: Run) -> None:
+    from navicite.ingest import segment
+    from navicite.navigate.store import TreeStore, build_params
+    from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef
+
+    settings = load_settings(home)
+    store = TreeStore.open(settings)
+    for doc in DOCS:
+        parts = [SegmentRef(s.index, s.start, s.end, s.text) for s in segment(doc)]
+        leaf = Node("0.1", "All", [Paragraph("All of it.", [0])], segments=[p.index for p in parts])
+        store.put(KnowledgeTree(doc.id, doc.fingerprint, Node("0", doc.title, children=[leaf]), parts), build_params(settings))
+    kept = [row for row in store.rows() if row[1] == "seoul"]
+    code, _, _ = run_cli("--home", str(home), "docs", "delete", "heart", "vitd")
+    assert code == 0 and store.rows() == kept
+
+
 def test_docs_delete_with_an_unknown_id_deletes_nothing(home: Path, run_cli: Run) -> None:
     code, _, err = run_cli("--home", str(home), "docs", "delete", "heart", "ghost")
     assert code == 2 and "'ghost'" in err and "nothing was deleted" in err

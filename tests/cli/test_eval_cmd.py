@@ -61,3 +61,20 @@ def test_parse_ks() -> None:
         parse_ks("10,x")
     with pytest.raises(UserInputError):
         parse_ks("0")
+
+
+def test_evidence_json_with_bm25_and_a_doc_filter(tmp_path: Path) -> None:
+    filler = "\n".join(f"Part {i}: " + " ".join(f"word{i}x{j}" for j in range(30)) for i in range(3))
+    text = f"The key was hidden in the red boot, said Ann.\n{filler}"
+    rec = {"input": text, "instructions": ["Where was the key?\n\n (A) in the red boot \n (B) in a drawer "], "outputs": ["(A) in the red boot"]}
+    path = tmp_path / "quality.jsonl"
+    path.write_text(json.dumps(rec) + "\n" + json.dumps(rec) + "\n")
+    args = ["--home", str(tmp_path / "home"), "-s", "ingest.segment_words=20", "-s", "ingest.segment_overlap=0",
+            "eval", "evidence", "--dataset", f"leval:{path}", "--method", "bm25", "--budget", "60", "--doc", "quality-2"]
+    result = run(*args, "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["budget_tokens"] == 60
+    assert report["methods"]["bm25"]["questions"] == 1 and report["methods"]["bm25"]["answer_in_context_recall"] == 1.0
+    result = run(*args[:-1], "quality-9")
+    assert result.returncode == 2 and "quality-9" in result.stderr

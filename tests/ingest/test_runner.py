@@ -105,3 +105,42 @@ def test_progress_reports_every_file(tmp_path: Path) -> None:
     summary = ingest([tmp_path], settings_for(tmp_path / ".home"), progress=events.append)
     assert summary.added == 3 and summary.seconds > 0 and summary.docs_per_second > 0
     assert [(e.files_done, e.files_total, e.documents) for e in events] == [(1, 3, 1), (2, 3, 2), (3, 3, 3)]
+
+
+def _store_tree(settings: Settings, doc_id: str) -> None:
+    """Store a one-leaf knowledge tree for the indexed document ``doc_id``."""
+    from navicite.ingest import segment
+    from navicite.navigate.store import TreeStore, build_params
+    from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef
+
+    document = index_package.create(settings).get(doc_id)
+    parts = [SegmentRef(s.index, s.start, s.end, s.text) for s in segment(document)]
+    leaf = Node("0.1", "All", [Paragraph("Everything.", [p.index for p in parts])], segments=[p.index for p in parts])
+    tree = KnowledgeTree(doc_id, document.fingerprint, Node("0", doc_id, children=[leaf]), parts)
+    TreeStore.open(settings).put(tree, build_params(settings))
+
+
+def test_replacing_a_document_drops_its_tree_only(tmp_path: Path, write_jsonl: Callable[..., Path]) -> None:
+    from navicite.navigate.store import TreeStore
+
+    settings = settings_for(tmp_path / "home")
+    first = write_jsonl(tmp_path / "v1.jsonl", [{"id": "a", "text": "Iron oxidises."}, {"id": "b", "text": "Copper turns green."}])
+    ingest([first], settings)
+    _store_tree(settings, "a")
+    _store_tree(settings, "b")
+    before = {row[1]: row for row in TreeStore.open(settings).rows()}
+    ingest([first], settings)  # unchanged documents keep their trees
+    assert TreeStore.open(settings).doc_ids() == ["a", "b"]
+    second = write_jsonl(tmp_path / "v2.jsonl", [{"id": "a", "text": "Iron rusts in water."}, {"id": "c", "text": "Tin."}])
+    summary = ingest([second], settings)
+    assert (summary.added, summary.replaced) == (1, 1)
+    store = TreeStore.open(settings)
+    assert store.doc_ids() == ["b"] and store.rows()[0] == before["b"]
+
+
+def test_ingest_without_trees_creates_no_tree_store(tmp_path: Path, write_jsonl: Callable[..., Path]) -> None:
+    settings = settings_for(tmp_path / "home")
+    path = write_jsonl(tmp_path / "v1.jsonl", [{"id": "a", "text": "Iron oxidises."}])
+    ingest([path], settings)
+    ingest([write_jsonl(tmp_path / "v2.jsonl", [{"id": "a", "text": "Iron rusts."}])], settings)
+    assert not (settings.home / "trees.sqlite").exists()

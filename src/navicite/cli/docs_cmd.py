@@ -59,8 +59,15 @@ def search_command(
     ] = False,
     k: Annotated[int, typer.Option("-k", "--top", min=1, max=1000, help="Number of results.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON on stdout.")] = False,
+    mpr: Annotated[
+        bool,
+        typer.Option("--mpr", help="Treat QUERY as a question: keywords, Q/S/F/G portfolios, pooling and reranking."),
+    ] = False,
 ) -> None:
     """Search the collection (BM25). Free text never fails; --boolean reports syntax errors with their position."""
+    if mpr:
+        _search_mpr(ctx, query, k, as_json)
+        return
     parsed = parse_boolean(query) if boolean else free_text(query)
     index = _index(ctx)
     empty = _hint_if_empty(index)
@@ -77,6 +84,23 @@ def search_command(
     for rank, hit in enumerate(hits, 1):
         table.add_row(str(rank), escape(hit.doc_id), escape(hit.title), f"{hit.score:.2f}", _rich_snippet(hit.snippet))
     out_console.print(table)
+
+
+def _search_mpr(ctx: typer.Context, question: str, k: int, as_json: bool) -> None:
+    from navicite.pipeline import Engine
+    from navicite.retrieve.render import render_mpr
+
+    engine = Engine(settings(ctx))
+    if _hint_if_empty(engine.index):
+        if as_json:
+            print_json({})
+        return
+    with err_console.status("analysing the question and running the portfolios…"):
+        result = engine.retrieve(question)
+    if as_json:
+        print_json(result.to_dict())
+    else:
+        render_mpr(result, out_console, limit=k)
 
 
 @docs_app.command("list")
@@ -148,10 +172,20 @@ def delete_command(
         )
     deleted = index.delete(wanted)
     index.close()
+    _drop_trees(ctx, deleted)
     if as_json:
         print_json({"deleted": deleted, "documents": index.count()})
         return
     err_console.print(f"deleted {len(deleted)}: {', '.join(deleted)}; {index.count()} documents left", highlight=False)
+
+
+def _drop_trees(ctx: typer.Context, doc_ids: list[str]) -> None:
+    """Remove the knowledge trees of deleted documents (the tree store is only opened if it exists)."""
+    from navicite.navigate.store import TreeStore
+
+    store = TreeStore.existing(settings(ctx))
+    if store is not None and doc_ids:
+        store.delete(doc_ids)
 
 
 @app.command("stats")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -37,6 +38,18 @@ def _progress() -> Progress:
     )
 
 
+def _task_updater(bar: Progress) -> Callable[[str, int, int], None]:
+    """A progress callback ``(what, done, total)`` keeping one bar per ``what``."""
+    tasks: dict[str, int] = {}
+
+    def update(what: str, done: int, total: int) -> None:
+        if what not in tasks:
+            tasks[what] = bar.add_task(what, total=total)
+        bar.update(tasks[what], completed=done, total=total)
+
+    return update
+
+
 @eval_app.command("retrieval")
 def retrieval(
     ctx: typer.Context,
@@ -58,13 +71,7 @@ def retrieval(
     data = load_dataset(dataset, split)
     questions = data.questions[:limit] if limit else data.questions
     with _progress() as bar:
-        tasks: dict[str, int] = {}
-
-        def update(what: str, done: int, total: int) -> None:
-            if what not in tasks:
-                tasks[what] = bar.add_task(what, total=total)
-            bar.update(tasks[what], completed=done, total=total)
-
+        update = _task_updater(bar)
         resources = EvalResources(data, settings(ctx), progress=update)
         runner = RetrievalRunner(resources, method or ["bm25"], ks, out_dir=out, progress=update)
         report = runner.run(questions, split=split)
@@ -172,3 +179,42 @@ def judge_agreement(
     else:
         for key, value in result.items():
             err_console.print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}", markup=False, highlight=False)
+
+
+@eval_app.command("evidence")
+def evidence(
+    ctx: typer.Context,
+    dataset: DatasetOption,
+    method: Annotated[Optional[list[str]], typer.Option("--method", "-m", help="bm25, dense, navi or navi-memory (repeatable); default bm25 and dense.")] = None,
+    budget: Annotated[int, typer.Option("--budget", min=1, help="Evidence tokens every method may hand over.")] = 1500,
+    doc: Annotated[Optional[list[str]], typer.Option("--doc", help="Only questions about this document (repeatable).")] = None,
+    per_doc: Annotated[Optional[int], typer.Option("--per-doc", min=1, help="Use only the first N questions of each document.")] = None,
+    limit: LimitOption = None,
+    json_out: JsonOption = False,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Folder for per-question records (evidence.jsonl); resumes a run.")] = None,
+) -> None:
+    """Answer-in-context recall of the evidence each method finds inside long documents (same token budget)."""
+    from navicite.eval.datasets import load_dataset
+    from navicite.eval.evidence import EvidenceRunner, first_per_document
+
+    data = load_dataset(dataset)
+    questions = [q for q in data.questions if not doc or set(q.gold) & set(doc)]
+    if doc and not questions:
+        raise UserInputError(f"--doc: no question is about {', '.join(doc)}; ids look like {data.corpus[0].id}")
+    if per_doc:
+        questions = first_per_document(questions, per_doc)
+    questions = questions[:limit] if limit else questions
+    with _progress() as bar:
+        update = _task_updater(bar)
+        report = EvidenceRunner(data, settings(ctx), method or ["bm25", "dense"], budget, out_dir=out, progress=update).run(questions)
+    if json_out:
+        print_json(report.to_dict())
+        return
+    err_console.print(f"Evidence recall: {data.name}, budget {budget} tokens", markup=False, highlight=False)
+    for name, figures in report.methods.items():
+        shown = ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in figures.items())
+        err_console.print(f"  {name}: {shown}", markup=False, highlight=False)
+    for doc_id, build in report.builds.items():
+        err_console.print(f"  tree {doc_id}: {build['calls']} calls, {build['prompt_tokens'] + build['completion_tokens']:,} tokens, "
+                          f"{build['calls_per_1k_tokens']:.2f} calls per 1,000 document tokens, {build['seconds']:.0f} s",
+                          markup=False, highlight=False)

@@ -133,8 +133,11 @@ class IngestRunner:
 
         def flush() -> None:
             if pending:
-                tally.record(index.upsert(list(pending.values())))
+                report = index.upsert(list(pending.values()))
+                tally.record(report)
                 pending.clear()
+                if report.replaced:
+                    _drop_trees(self.settings, report.replaced)
 
         for done, (path, file_format) in enumerate(plan.items):
             for item in load(path, file_format, mapping):
@@ -159,6 +162,15 @@ class IngestRunner:
     def _report(self, items: list[tuple[Path, str]], done: int, documents: int, summary: IngestSummary, current: str) -> None:
         if self._progress:
             self._progress(IngestProgress(len(items), done, documents, len(summary.failed), current))
+
+
+def _drop_trees(settings: Settings, doc_ids: list[str]) -> None:
+    """Remove the knowledge trees of replaced documents: they describe a text that is gone."""
+    from navicite.navigate.store import TreeStore  # imported late: the navigate package imports ingest
+
+    store = TreeStore.existing(settings)
+    if store is not None:
+        store.delete(doc_ids)
 
 
 def _open_index(settings: Settings) -> LexicalIndex:

@@ -65,6 +65,12 @@ class TreeStore:
         """The store in ``settings.home``."""
         return cls(settings.home / STORE_FILE_NAME)
 
+    @classmethod
+    def existing(cls, settings: Settings) -> TreeStore | None:
+        """The store in ``settings.home`` if a tree was ever built there; None otherwise (nothing is created)."""
+        path = settings.home / STORE_FILE_NAME
+        return cls(path) if path.is_file() else None
+
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         db = sqlite3.connect(self.path, timeout=30.0)

@@ -1,0 +1,66 @@
+"""``navicite ask``: the main job — a cited answer to a question over the collection."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Optional
+
+import typer
+
+from navicite.cli import app
+from navicite.cli.common import err_console, out_console, print_json, settings
+from navicite.generate.render import render_answer
+from navicite.pipeline import Engine
+
+
+@app.command("ask")
+def ask(
+    ctx: typer.Context,
+    question: Annotated[str, typer.Argument(help="The question, in any language the model speaks.")],
+    mode: Annotated[
+        str,
+        typer.Option("--mode", help="How evidence is found: mpr (retrieval), navi (knowledge trees of --doc or all), "
+                     "hybrid (retrieval, then navigation of retrieved documents with a tree)."),
+    ] = "mpr",
+    doc: Annotated[
+        Optional[list[str]], typer.Option("--doc", help="Mode navi: a document to navigate (repeatable; default: all with a tree).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the answer object as JSON on stdout.")] = False,
+    timing: Annotated[bool, typer.Option("--timing", help="Show time and LLM cost per stage.")] = False,
+) -> None:
+    """Answer QUESTION from the collection; every factual sentence cites its sources."""
+    engine = Engine(settings(ctx))
+    if engine.index.count() == 0:
+        err_console.print("no documents yet: run [bold]navicite ingest PATH[/] (or [bold]navicite ingest --sample[/]) first")
+        raise typer.Exit(2)
+    answer = None
+    streamed = False
+    with err_console.status("navigating the knowledge trees…" if mode == "navi" else "finding sources…") as status:
+        for event in engine.ask_stream(question, mode, doc):  # type: ignore[arg-type]
+            if event.kind == "stage":
+                status.update(stage_line(event.data, mode))
+            elif event.kind == "token" and not as_json:
+                if not streamed:
+                    status.stop()
+                    streamed = True
+                err_console.print(event.data["text"], end="", highlight=False, markup=False)
+            elif event.kind == "reset" and not as_json:
+                err_console.print("\n[dim](rewriting the draft in the question's language…)[/]")
+            elif event.kind == "answer":
+                answer = event.data["answer"]
+    assert answer is not None
+    if streamed:
+        err_console.print()
+    if as_json:
+        print_json(answer.to_dict())
+    else:
+        render_answer(answer, out_console, show_timing=timing)
+
+
+def stage_line(data: dict[str, Any], mode: str) -> str:
+    """What a finished stage found, for the status line."""
+    seconds = f"{data['seconds']:.1f}s"
+    if data.get("name") == "navigate":
+        paths = "; ".join(" > ".join(p) for p in data.get("paths", [])[:3])
+        return f"navigated {data['documents']} tree(s) in {seconds}: {data['evidence']} pieces of evidence ({paths}); writing the answer…"
+    then = "navigating the trees of the best documents…" if mode == "hybrid" else "writing the answer…"
+    return f"found {data['ranked']} sources in {seconds}; {then}"

@@ -1,0 +1,344 @@
+"""Evidence retrieval inside long documents, scored by answer-in-context recall.
+
+Each method gets a question and the one long document it is about, and returns
+evidence texts best first; the texts are cut to the same token budget for every
+method, then scored by how much of the gold answer they contain (NaviRAG's
+"Recall"; for a multiple-choice question the text of the right option). Methods:
+
+- ``bm25``: the document's segments ranked by BM25 against the question;
+- ``dense``: the segments ranked by cosine similarity of their embeddings;
+- ``navi`` / ``navi-memory``: the navigation agent's evidence in the document's
+  knowledge tree (built on first use into the run's cache, with its cost recorded).
+
+Records are appended to ``evidence.jsonl`` in the output folder as they finish, and a
+later run with the same folder and budget skips them, so a slow model run resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from navicite.config import Settings
+from navicite.documents import Document, Segment
+from navicite.errors import UserInputError
+from navicite.eval.datasets import EvalDataset, EvalQuestion
+from navicite.eval.metrics import answer_in_context_recall
+from navicite.generate.sources import estimate_tokens, truncate_to_tokens
+from navicite.ingest import segment
+from navicite.llm.base import LLM
+
+RECORDS_FILE = "evidence.jsonl"
+METHODS: tuple[str, ...] = ("bm25", "dense", "navi", "navi-memory")
+
+#: Tokens the " …" ending of a cut text costs.
+_ELLIPSIS_TOKENS = 2
+#: Called with (method, questions done, questions total).
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class EvidenceRecord:
+    """One method's evidence for one question, cut to the budget, with its score and cost."""
+
+    method: str
+    question_id: str
+    doc_id: str
+    budget: int
+    evidence: list[str]
+    recall: float
+    tokens: int
+    seconds: float
+    llm_calls: int = 0
+    paths: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def gold_texts(question: EvalQuestion) -> tuple[str, ...]:
+    """What the evidence has to contain: the right option's text for multiple choice, else the answers."""
+    letter = question.metadata.get("gold_choice")
+    if letter:
+        return (question.metadata.get("choices", {}).get(letter, ""),)
+    return question.answers
+
+
+def first_per_document(questions: list[EvalQuestion], n: int) -> list[EvalQuestion]:
+    """The first ``n`` questions about each document, in data set order."""
+    counts: dict[str, int] = {}
+    kept = []
+    for question in questions:
+        key = ",".join(sorted(question.gold))
+        counts[key] = counts.get(key, 0) + 1
+        if counts[key] <= n:
+            kept.append(question)
+    return kept
+
+
+def within_budget(texts: list[str], budget: int) -> list[str]:
+    """``texts`` in order until ``budget`` tokens are spent; the one that overflows is cut to fit, and is the last."""
+    out: list[str] = []
+    left = budget
+    for text in texts:
+        if left <= 0:
+            break
+        cut, was_cut = truncate_to_tokens(text.strip(), left)
+        if was_cut:  # a cut text ends with " …", which the cut does not count: leave room for it
+            cut, _ = truncate_to_tokens(text.strip(), left - _ELLIPSIS_TOKENS)
+        if cut.strip() and estimate_tokens(cut) <= left:
+            out.append(cut)
+            left -= estimate_tokens(cut)
+        if was_cut:
+            break
+    return out
+
+
+class EvidenceMethod(Protocol):
+    """Finds evidence for a question inside one document."""
+
+    name: str
+
+    def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
+        """Evidence texts best first, and extras for the record (``llm_calls``, ``paths``)."""
+        ...
+
+
+class _Segments:
+    """The document's segments, as every flat method cuts them."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._cache: dict[str, list[Segment]] = {}
+
+    def of(self, document: Document) -> list[Segment]:
+        if document.id not in self._cache:
+            ingest = self.settings.ingest
+            self._cache[document.id] = segment(document, ingest.segment_words, ingest.segment_overlap)
+        return self._cache[document.id]
+
+
+class BM25Segments:
+    """Flat chunk retrieval: the document's segments ranked by BM25 (bm25s, English stemming)."""
+
+    name = "bm25"
+
+    def __init__(self, settings: Settings) -> None:
+        self.segments = _Segments(settings)
+
+    def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
+        import bm25s
+        import Stemmer
+
+        texts = [s.text for s in self.segments.of(document)]
+        if not texts:
+            return [], {}
+        stemmer = Stemmer.Stemmer("english")
+        retriever = bm25s.BM25()
+        retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False)
+        query = bm25s.tokenize([question.text], stopwords="en", stemmer=stemmer, show_progress=False)
+        if not query.vocab:  # a question of stop words only: keep document order
+            return texts, {}
+        order, _ = retriever.retrieve(query, k=len(texts), show_progress=False)
+        return [texts[int(i)] for i in order[0]], {}
+
+
+class DenseSegments:
+    """Flat chunk retrieval: the document's segments ranked by cosine similarity to the question."""
+
+    name = "dense"
+
+    def __init__(self, settings: Settings, cache_dir: Path) -> None:
+        from navicite import embed
+
+        self.segments = _Segments(settings)
+        self.embedder = embed.create(settings)
+        self.cache_dir = cache_dir
+
+    def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
+        from navicite.embed import embed_cached
+
+        texts = [s.text for s in self.segments.of(document)]
+        if not texts:
+            return [], {}
+        vectors = _unit(embed_cached(self.embedder, texts, self.cache_dir))
+        probe = _unit(self.embedder.embed([question.text]))[0]
+        order = np.argsort(-(vectors @ probe), kind="stable")
+        return [texts[int(i)] for i in order], {}
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1.0, norms)
+
+
+class NaviEvidence:
+    """NaviRAG: the navigation agent's evidence in the document's tree (built on first use)."""
+
+    def __init__(self, settings: Settings, tree_file: Path, memory: bool, llm: LLM | None = None) -> None:
+        from navicite import llm as llm_layer
+        from navicite.navigate import Navigator, TreeBuilder, TreeStore
+
+        self.name = "navi-memory" if memory else "navi"
+        self.llm = llm or llm_layer.create(settings)
+        self.builder = TreeBuilder(settings, self.llm, TreeStore(tree_file))
+        self.navigator = Navigator(self.llm, settings, memory=memory)
+
+    def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
+        tree = self.builder.store.get(document.id)
+        if tree is None or tree.fingerprint != document.fingerprint:
+            outcome = self.builder.build(document)
+            tree = self.builder.store.get(document.id)
+            if tree is None:
+                raise UserInputError(f"no tree for {document.id}: {outcome.status} {outcome.error or ''}".strip())
+        first = len(self.llm.usage.calls)
+        navigation = self.navigator.run(question.text, tree)
+        paths = list(dict.fromkeys(e.path_label for e in navigation.evidence))
+        return [e.text for e in navigation.evidence], {"llm_calls": len(self.llm.usage.calls) - first, "paths": paths}
+
+
+def create_evidence_method(name: str, settings: Settings, folder: Path, llm: LLM | None = None) -> EvidenceMethod:
+    """Build a method by name; ``folder`` holds its caches (embeddings, trees); ``llm`` defaults to the configured model."""
+    if name == "bm25":
+        return BM25Segments(settings)
+    if name == "dense":
+        return DenseSegments(settings, folder / "embeddings")
+    if name in ("navi", "navi-memory"):
+        return NaviEvidence(settings, folder / "trees.sqlite", memory=name == "navi-memory", llm=llm)
+    raise UserInputError(f"unknown evidence method {name!r}; available: {', '.join(METHODS)}")
+
+
+@dataclass
+class EvidenceReport:
+    """Per method: questions scored, mean recall, mean evidence tokens, LLM calls; tree builds."""
+
+    dataset: str
+    budget: int
+    methods: dict[str, dict[str, float]]
+    builds: dict[str, dict[str, Any]]
+    records: list[EvidenceRecord]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dataset": self.dataset, "budget_tokens": self.budget, "methods": self.methods, "tree_builds": self.builds}
+
+
+class EvidenceRunner:
+    """Stage: each method finds evidence for each question in its document; score and summarise."""
+
+    def __init__(
+        self,
+        dataset: EvalDataset,
+        settings: Settings,
+        methods: list[str],
+        budget: int,
+        out_dir: Path | None = None,
+        progress: Progress | None = None,
+        llm: LLM | None = None,
+    ) -> None:
+        unknown = [m for m in methods if m not in METHODS]
+        if unknown or not methods:
+            raise UserInputError(f"--method: choose from {', '.join(METHODS)} (got {', '.join(unknown) or 'none'})")
+        if budget <= 0:
+            raise UserInputError("--budget must be a positive number of tokens")
+        self.dataset = dataset
+        self.settings = settings
+        self.methods = list(dict.fromkeys(methods))
+        self.budget = budget
+        self.out_dir = out_dir
+        self.progress = progress or (lambda method, done, total: None)
+        self.llm = llm
+        self.folder = settings.cache_dir / "eval" / dataset.corpus_key()
+
+    def run(self, questions: list[EvalQuestion]) -> EvidenceReport:
+        """Find, cut, score; records already in the output folder (same budget) are reused."""
+        documents = {d.id: d for d in self.dataset.corpus}
+        done = self._load()
+        records: list[EvidenceRecord] = []
+        summary: dict[str, dict[str, float]] = {}
+        for name in self.methods:
+            method: EvidenceMethod | None = None
+            mine = []
+            for count, question in enumerate(questions, start=1):
+                record = done.get((name, question.id))
+                if record is None:
+                    method = method or create_evidence_method(name, self.settings, self.folder, self.llm)
+                    record = self._one(method, question, documents)
+                    self._save(record)
+                mine.append(record)
+                self.progress(name, count, len(questions))
+            records.extend(mine)
+            summary[name] = _summarise(mine)
+        navigated = sorted({r.doc_id for r in records if r.method.startswith("navi")})
+        return EvidenceReport(self.dataset.name, self.budget, summary, self._tree_costs(navigated), records)
+
+    def _tree_costs(self, doc_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Build cost of each navigated document's stored tree (read back, so a resumed run reports it too)."""
+        from navicite.navigate import TreeStore
+
+        path = self.folder / "trees.sqlite"
+        if not doc_ids or not path.is_file():
+            return {}
+        store = TreeStore(path)
+        trees = {doc_id: store.get(doc_id) for doc_id in doc_ids}
+        return {doc_id: tree.cost.to_dict() for doc_id, tree in trees.items() if tree is not None}
+
+    def _one(self, method: EvidenceMethod, question: EvalQuestion, documents: dict[str, Document]) -> EvidenceRecord:
+        doc_id = next(iter(question.gold), None)
+        document = documents.get(doc_id or "")
+        if document is None:
+            raise UserInputError(f"question {question.id} names no document of the data set; evidence needs one per question")
+        started = time.perf_counter()
+        texts, extra = method.run(question, document)
+        seconds = time.perf_counter() - started
+        evidence = within_budget(texts, self.budget)
+        return EvidenceRecord(
+            method=method.name,
+            question_id=question.id,
+            doc_id=document.id,
+            budget=self.budget,
+            evidence=evidence,
+            recall=answer_in_context_recall(gold_texts(question), evidence),
+            tokens=sum(estimate_tokens(t) for t in evidence),
+            seconds=round(seconds, 3),
+            llm_calls=int(extra.get("llm_calls", 0)),
+            paths=list(extra.get("paths", [])),
+        )
+
+    def _load(self) -> dict[tuple[str, str], EvidenceRecord]:
+        path = self.out_dir / RECORDS_FILE if self.out_dir else None
+        found: dict[tuple[str, str], EvidenceRecord] = {}
+        if path is None or not path.is_file():
+            return found
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = EvidenceRecord(**json.loads(line))
+            except (json.JSONDecodeError, TypeError):
+                continue  # the last line of an interrupted run may be cut short
+            if record.budget == self.budget:
+                found[(record.method, record.question_id)] = record
+        return found
+
+    def _save(self, record: EvidenceRecord) -> None:
+        if self.out_dir is None:
+            return
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        with (self.out_dir / RECORDS_FILE).open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record.to_dict(), ensure_ascii=False) + "\n")
+
+
+def _summarise(records: list[EvidenceRecord]) -> dict[str, float]:
+    n = max(1, len(records))
+    return {
+        "questions": len(records),
+        "documents": len({r.doc_id for r in records}),
+        "answer_in_context_recall": sum(r.recall for r in records) / n,
+        "evidence_tokens": sum(r.tokens for r in records) / n,
+        "llm_calls_per_question": sum(r.llm_calls for r in records) / n,
+        "seconds_per_question": sum(r.seconds for r in records) / n,
+    }

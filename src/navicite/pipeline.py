@@ -1,0 +1,305 @@
+"""The engine: one collection, its index and model, and the path of a question through them.
+
+``Engine.ask`` finds evidence and then runs CiteG over it; ``Engine.ask_stream`` does
+the same while yielding :class:`Event` objects (stage progress, draft text, the final
+answer) for the terminal and the HTTP API. How evidence is found is the mode:
+
+- ``mpr``: MPR retrieval with reranking; each ranked document is one source;
+- ``navi``: the knowledge trees of the given documents (default: every document with a
+  current tree) are navigated; each evidence item is one source with its path;
+- ``hybrid``: MPR ranks documents; the best ranked ones that have a current tree are
+  navigated and their evidence replaces the whole document, the others stay as they are.
+
+Parts are created on first use, so commands that only search never load the model.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+from navicite.config import Settings
+from navicite.documents import Document
+from navicite.errors import DocumentNotFound, UserInputError
+from navicite.generate.answer import Answer, Source, StageTrace
+from navicite.generate.citeg import CiteG
+from navicite.index.base import LexicalIndex
+from navicite.llm.base import LLM, Usage, UsageLog
+from navicite.navigate.evidence import Navigation
+from navicite.navigate.navigator import Navigator
+from navicite.navigate.sources import evidence_sources, navigation_trace, paths_taken
+from navicite.navigate.store import TreeStore
+from navicite.navigate.tree import KnowledgeTree
+from navicite.retrieve.mpr import MPRResult, MultiPortfolioRetriever
+
+Mode = Literal["mpr", "navi", "hybrid"]
+MODES: tuple[str, ...] = ("mpr", "navi", "hybrid")
+NO_TREES_HINT = "build them with: navicite tree build [DOC...]"
+
+EventKind = Literal["stage", "token", "reset", "answer"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """One step of a streamed answer.
+
+    ``stage``: a stage finished (``data`` has its name, seconds and a summary);
+    ``token``: a piece of the draft; ``reset``: the draft is being rewritten, clear it;
+    ``answer``: the final :class:`Answer` (``data["answer"]``).
+    """
+
+    kind: EventKind
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class Engine:
+    """Everything needed to answer questions over one data directory."""
+
+    def __init__(self, settings: Settings, llm: LLM | None = None, index: LexicalIndex | None = None) -> None:
+        self.settings = settings
+        self._llm = llm
+        self._index = index
+        self._lock = threading.RLock()
+
+    # -- parts, created on first use ---------------------------------------------------------
+
+    @property
+    def index(self) -> LexicalIndex:
+        """The collection's lexical index."""
+        with self._lock:
+            if self._index is None:
+                from navicite import index as index_package
+
+                self._index = index_package.create(self.settings)
+            return self._index
+
+    @property
+    def llm(self) -> LLM:
+        """The configured chat model."""
+        with self._lock:
+            if self._llm is None:
+                from navicite import llm as llm_package
+
+                self._llm = llm_package.create(self.settings)
+            return self._llm
+
+    @cached_property
+    def retriever(self) -> MultiPortfolioRetriever:
+        """The MPR stage (statistical analysis when ``llm.backend`` is none)."""
+        from navicite.retrieve.mpr import create_retriever
+
+        with self._lock:  # two first requests at once must not build two rerankers
+            llm = None if self.settings.llm.backend == "none" else self.llm
+            return create_retriever(self.settings, index=self.index, llm=llm)
+
+    @property
+    def trees(self) -> TreeStore | None:
+        """The collection's tree store, or None while no tree was ever built (nothing is created)."""
+        return TreeStore.existing(self.settings)
+
+    @cached_property
+    def navigator(self) -> Navigator:
+        """The navigation agent (memory variant when ``navigate.memory`` is set)."""
+        with self._lock:
+            return Navigator(self.llm, self.settings)
+
+    @cached_property
+    def citeg(self) -> CiteG:
+        """The CiteG stage."""
+        with self._lock:
+            return CiteG(self.llm, self.settings)
+
+    # -- questions ---------------------------------------------------------------------------
+
+    def retrieve(self, question: str) -> MPRResult:
+        """Candidates for ``question``, reranked, with provenance."""
+        return self.retriever.run(_checked(question))
+
+    def sources(self, result: MPRResult) -> list[Source]:
+        """The ranked candidates as CiteG sources, with their stored text."""
+        out: list[Source] = []
+        for candidate in result.ranked:
+            doc = self.index.get(candidate.doc_id)
+            if doc is not None:
+                out.append(_source(doc, candidate.score))
+        return out
+
+    def ask(self, question: str, mode: Mode = "mpr", doc_ids: list[str] | None = None) -> Answer:
+        """A cited answer to ``question`` (``doc_ids``: the documents mode ``navi`` navigates)."""
+        answer: Answer | None = None
+        for event in self.ask_stream(question, mode, doc_ids):
+            if event.kind == "answer":
+                answer = event.data["answer"]
+        assert answer is not None
+        return answer
+
+    def ask_stream(self, question: str, mode: Mode = "mpr", doc_ids: list[str] | None = None) -> Iterator[Event]:
+        """The steps of answering ``question``, ending with an ``answer`` event.
+
+        Raises:
+            UserInputError: empty question, unknown mode, ``doc_ids`` outside mode navi, no
+                tree to navigate in mode navi, or nothing found.
+            DocumentNotFound: a ``doc_ids`` entry names no document of the collection.
+        """
+        question = _checked(question)
+        if mode not in MODES:
+            raise UserInputError(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
+        if doc_ids and mode != "navi":
+            raise UserInputError(f"documents can only be chosen in mode navi (asked for mode {mode}); add --mode navi")
+        stages: list[StageTrace] = []
+        usage: dict[str, dict[str, float]] = {}
+        if mode == "navi":
+            targets = [(doc, tree, 1.0) for doc, tree in self._navigable(doc_ids)]
+            sources: list[Source] = []
+        else:
+            start = time.perf_counter()
+            result = self.retrieve(question)
+            stages.append(StageTrace("retrieve", round(time.perf_counter() - start, 4), {"question": question, "mode": mode},
+                                     result.to_dict()))
+            usage.update(result.llm)
+            yield Event("stage", {"name": "retrieve", "seconds": stages[-1].seconds, "pool_size": len(result.pool),
+                                  "ranked": len(result.ranked), "analysis": result.analysis.to_dict()})
+            sources = self.sources(result)
+            targets = self._hybrid_targets(sources) if mode == "hybrid" else []
+        if targets:
+            stage, navigated, calls = self._navigate(question, targets)
+            stages.append(stage)
+            _add_usage(usage, calls)
+            yield Event("stage", {"name": "navigate", "seconds": stage.seconds, "documents": len(targets),
+                                  "evidence": stage.outputs["evidence"], "paths": stage.outputs["paths"]})
+            sources = _replace_documents(sources, navigated)
+        if not sources:
+            raise UserInputError(
+                "no document in the collection matches this question; ingest documents first "
+                "(navicite ingest PATH) or rephrase it"
+                if mode != "navi" else
+                "navigation found no evidence for this question in the chosen documents; rephrase it or try --mode hybrid"
+            )
+        for piece in self.citeg.stream(question, sources):
+            if isinstance(piece, Answer):
+                piece.trace[:0] = stages
+                _merge_llm(piece, usage)
+                yield Event("answer", {"answer": piece})
+            elif piece == "\f":
+                yield Event("reset")
+            else:
+                yield Event("token", {"text": piece})
+
+    # -- navigation ------------------------------------------------------------------------------
+
+    def _navigable(self, doc_ids: list[str] | None) -> list[tuple[Document, KnowledgeTree]]:
+        """The documents (with their current trees) mode navi walks."""
+        store = self.trees
+        wanted = list(dict.fromkeys(doc_ids or []))
+        for doc_id in wanted:
+            if self.index.get(doc_id) is None:
+                raise DocumentNotFound(f"no document with id {doc_id!r}; list ids with: navicite docs list")
+        ids = wanted or (store.doc_ids() if store else [])
+        found = []
+        for doc_id in ids:
+            pair = self._current_tree(store, doc_id)
+            if pair is not None:
+                found.append(pair)
+            elif wanted:
+                raise UserInputError(f"document {doc_id!r} has no up-to-date knowledge tree; {NO_TREES_HINT.replace('[DOC...]', doc_id)}")
+        if not found:
+            raise UserInputError(f"mode navi needs knowledge trees and no document has one; {NO_TREES_HINT}")
+        return found
+
+    def _current_tree(self, store: TreeStore | None, doc_id: str) -> tuple[Document, KnowledgeTree] | None:
+        """The document and its tree, if the tree was built from the document's current text."""
+        if store is None:
+            return None
+        doc = self.index.get(doc_id)
+        tree = store.get(doc_id) if doc is not None else None
+        if doc is None or tree is None or tree.fingerprint != doc.fingerprint:
+            return None
+        return doc, tree
+
+    def _hybrid_targets(self, sources: list[Source]) -> list[tuple[Document, KnowledgeTree, float]]:
+        """The best ranked retrieved documents that have a current tree (at most ``navigate.hybrid_documents``)."""
+        store = self.trees
+        if store is None:
+            return []
+        with_tree = set(store.doc_ids())
+        targets = []
+        for source in sources:
+            if len(targets) >= self.settings.navigate.hybrid_documents:
+                break
+            pair = self._current_tree(store, source.doc_id) if source.doc_id in with_tree else None
+            if pair is not None:
+                targets.append((*pair, source.score))
+        return targets
+
+    def _navigate(
+        self, question: str, targets: list[tuple[Document, KnowledgeTree, float]]
+    ) -> tuple[StageTrace, dict[str, list[Source]], list[Usage]]:
+        """Navigate each target's tree; the stage trace, evidence sources per document, and the calls made."""
+        first = len(self.llm.usage.calls)
+        start = time.perf_counter()
+        navigations: list[Navigation] = []
+        navigated: dict[str, list[Source]] = {}
+        for doc, tree, score in targets:
+            navigation = self.navigator.run(question, tree)
+            navigations.append(navigation)
+            navigated[doc.id] = evidence_sources(navigation, doc, score)
+        stage = StageTrace(
+            "navigate",
+            round(time.perf_counter() - start, 4),
+            {"question": question, "documents": [doc.id for doc, _, _ in targets], "memory": self.navigator.memory},
+            {
+                "evidence": sum(len(n.evidence) for n in navigations),
+                "paths": [p for n in navigations for p in paths_taken(n)],
+                "navigations": [navigation_trace(n) for n in navigations],
+            },
+        )
+        return stage, navigated, list(self.llm.usage.calls[first:])
+
+
+def _checked(question: str) -> str:
+    text = (question or "").strip()
+    if not text:
+        raise UserInputError("the question is empty; ask something, e.g. navicite ask \"What causes X?\"")
+    return text
+
+
+def _source(doc: Document, score: float) -> Source:
+    text = "\n".join(part for part in (doc.abstract, doc.text) if part)
+    return Source(doc_id=doc.id, title=doc.title, text=text, link=doc.link, score=score)
+
+
+def _replace_documents(sources: list[Source], navigated: dict[str, list[Source]]) -> list[Source]:
+    """``sources`` with each navigated document's whole-text source replaced by its evidence, in place.
+
+    Documents navigated but not among ``sources`` (mode navi) follow in navigation order.
+    """
+    out: list[Source] = []
+    for source in sources:
+        out.extend(navigated.get(source.doc_id, [source]))
+    listed = {s.doc_id for s in sources}
+    for doc_id, evidence in navigated.items():
+        if doc_id not in listed:
+            out.extend(evidence)
+    return out
+
+
+def _add_usage(usage: dict[str, dict[str, float]], calls: list[Usage]) -> None:
+    """Add per-stage totals of ``calls`` to ``usage``."""
+    for stage, totals in UsageLog(calls=calls).totals().items():
+        into = usage.setdefault(stage, {})
+        for key, value in totals.items():
+            into[key] = into.get(key, 0) + value
+
+
+def _merge_llm(answer: Answer, usage: dict[str, dict[str, float]]) -> None:
+    """Put retrieval's and navigation's LLM usage beside generation's in the answer's trace."""
+    stages = answer.llm.setdefault("stages", {})
+    for stage, totals in usage.items():
+        stages.setdefault(stage, totals)
+        answer.llm["calls"] = answer.llm.get("calls", 0) + int(totals.get("calls", 0))
+        for key in ("prompt_tokens", "completion_tokens"):
+            answer.llm[key] = answer.llm.get(key, 0) + int(totals.get(key, 0))

@@ -1,0 +1,134 @@
+"""Evidence recall inside long documents: budget cuts, flat BM25/dense ranking, navigation, resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from navicite.config import Settings, load_settings
+from navicite.errors import UserInputError
+from navicite.eval import evidence as evidence_module
+from navicite.eval.datasets import EvalDataset, load_dataset
+from navicite.eval.evidence import (
+    EvidenceRunner,
+    first_per_document,
+    gold_texts,
+    within_budget,
+)
+from navicite.generate.sources import estimate_tokens
+from navicite.ingest import segment
+from navicite.llm.base import Message
+from navicite.llm.scripted import ScriptedLLM
+from navicite.navigate import (
+    KnowledgeTree,
+    Node,
+    Paragraph,
+    SegmentRef,
+    TreeStore,
+    build_params,
+)
+
+FILLER = "The weather stayed grey and the harbour was quiet all week long while boats waited."
+PARAGRAPHS = [
+    "Captain Mora sailed north with twelve sailors aboard the ship Heron. " + FILLER,
+    "A storm broke the mast, and the crew repaired it with pine from the island. " + FILLER,
+    "In the end the treasure was buried under the lighthouse on the cliff. " + FILLER,
+]
+
+
+@pytest.fixture
+def story(tmp_path: Path) -> Path:
+    rec = {
+        "input": "\n".join(PARAGRAPHS),
+        "instructions": [
+            "Where was the treasure buried?\n\n (A) in the harbour \n (B) under the lighthouse on the cliff ",
+            "What repaired the mast?\n\n (A) pine from the island \n (B) iron nails ",
+        ],
+        "outputs": ["(B) under the lighthouse on the cliff", "(A) pine from the island"],
+    }
+    path = tmp_path / "quality.jsonl"
+    path.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    return path
+
+
+def small_settings(home: Path) -> Settings:
+    # One paragraph (28 words) per segment.
+    return load_settings(home, ["ingest.segment_words=28", "ingest.segment_overlap=0.0", "navigate.min_document_words=10",
+                                "navigate.concurrency=1"])
+
+
+def test_budget_cut_gold_texts_and_per_document_choice(story: Path) -> None:
+    texts = ["one two three four five six seven eight. " * 4, "second text here."]
+    cut = within_budget(texts, 20)
+    assert len(cut) == 1 and estimate_tokens(cut[0]) <= 20
+    assert within_budget(texts, 10_000) == [t.strip() for t in texts]
+    data = load_dataset(f"leval:{story}")
+    assert gold_texts(data.questions[0]) == ("under the lighthouse on the cliff",)
+    assert [q.id for q in first_per_document(data.questions, 1)] == ["quality-1-0"]
+
+
+def test_bm25_segments_find_the_answer_within_a_one_segment_budget(story: Path, tmp_path: Path) -> None:
+    data = load_dataset(f"leval:{story}")
+    report = EvidenceRunner(data, small_settings(tmp_path / "home"), ["bm25"], budget=40).run(data.questions)
+    figures = report.methods["bm25"]
+    assert figures["questions"] == 2 and figures["answer_in_context_recall"] == 1.0
+    assert all(r.tokens <= 40 for r in report.records)
+    assert "lighthouse" in report.records[0].evidence[0] and "pine" in report.records[1].evidence[0]
+
+
+def test_a_run_resumes_from_its_records(story: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = load_dataset(f"leval:{story}")
+    settings = small_settings(tmp_path / "home")
+    out = tmp_path / "run"
+    first = EvidenceRunner(data, settings, ["bm25"], budget=40, out_dir=out).run(data.questions)
+
+    def forbidden(*args: Any) -> Any:
+        raise AssertionError("a recorded question was asked again")
+
+    monkeypatch.setattr(evidence_module, "create_evidence_method", forbidden)
+    again = EvidenceRunner(data, settings, ["bm25"], budget=40, out_dir=out).run(data.questions)
+    assert again.methods == first.methods
+    with pytest.raises(AssertionError):  # another budget is another run
+        EvidenceRunner(data, settings, ["bm25"], budget=41, out_dir=out).run(data.questions)
+
+
+def test_unknown_method_and_bad_budget_are_user_errors(story: Path, tmp_path: Path) -> None:
+    data = load_dataset(f"leval:{story}")
+    with pytest.raises(UserInputError, match="bm25, dense, navi"):
+        EvidenceRunner(data, small_settings(tmp_path), ["bm52"], budget=40)
+    with pytest.raises(UserInputError, match="--budget"):
+        EvidenceRunner(data, small_settings(tmp_path), ["bm25"], budget=0)
+
+
+def store_tree(data: EvalDataset, settings: Settings) -> None:
+    """A stored tree of the story (one leaf per paragraph) in the run's cache, as a build would leave it."""
+    document = data.corpus[0]
+    parts = segment(document, settings.ingest.segment_words, settings.ingest.segment_overlap)
+    leaves = [Node(f"0.{i + 1}", title, [Paragraph(f"About the {title.lower()}.", [i])], segments=[i])
+              for i, title in enumerate(["Voyage", "Storm", "Treasure"])]
+    tree = KnowledgeTree(document.id, document.fingerprint, Node("0", document.title, children=leaves),
+                         [SegmentRef(p.index, p.start, p.end, p.text) for p in parts])
+    TreeStore(settings.cache_dir / "eval" / data.corpus_key() / "trees.sqlite").put(tree, build_params(settings))
+
+
+def navigation_model(messages: list[Message]) -> Any:
+    """Explores the Treasure topic and keeps every passage shown."""
+    text = "\n".join(m.content for m in messages)
+    if "Label every entry" in text:
+        return {"labels": [{"entry": 3, "label": "EXPLORE"}], "gap": "where", "closed": False}
+    return {"passages": [1], "gap": "", "closed": True}
+
+
+def test_navi_scores_the_navigation_evidence_with_its_path(story: Path, tmp_path: Path) -> None:
+    data = load_dataset(f"leval:{story}")
+    settings = small_settings(tmp_path / "home")
+    store_tree(data, settings)
+    llm = ScriptedLLM(default=navigation_model, concurrency=1)
+    report = EvidenceRunner(data, settings, ["navi"], budget=40, llm=llm).run(data.questions[:1])
+    [record] = report.records
+    assert record.recall == 1.0 and record.llm_calls == 2
+    assert record.paths == [f"{data.corpus[0].title} > Treasure"]
+    assert report.builds[data.corpus[0].id]["calls"] == 0  # the stored tree was used, not rebuilt

@@ -1,0 +1,162 @@
+"""The engine's modes with a scripted model and a real index and tree store: mpr, navi, hybrid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from navicite.config import Settings, load_settings
+from navicite.documents import Document
+from navicite.errors import DocumentNotFound, UserInputError
+from navicite.index import create as create_index
+from navicite.ingest import segment
+from navicite.llm.base import Message
+from navicite.llm.scripted import ScriptedLLM
+from navicite.navigate.store import TreeStore, build_params
+from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef
+from navicite.pipeline import Engine
+
+SOIL = "The soil of the Ouse farm is clay rich in iron and drains slowly after rain."
+LIME = "Farmers added lime to the clay soil in 1930 to make the fields sweeter for barley."
+FARM = Document(id="farm", title="Farm report", text=f"{SOIL}\n{LIME}")
+CITY = Document(id="city", title="City notes", text="The town hall of the city was rebuilt in stone after the fire of 1850.")
+DRAFT = "Farmers added lime to the clay soil in 1930."
+ALIGN = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]}
+
+
+def engine_settings(home: Path, *extra: str) -> Settings:
+    return load_settings(home, [
+        "ingest.segment_words=16", "ingest.segment_overlap=0.0", "navigate.min_document_words=5",
+        "navigate.concurrency=1", "generate.verifier=lexical", "llm.backend=none", "rerank.backend=none", *extra,
+    ])
+
+
+def farm_tree(document: Document, settings: Settings) -> KnowledgeTree:
+    """Farm report > Soil (segment 0) | Treatment (segment 1), from the document's real segments."""
+    parts = segment(document, settings.ingest.segment_words, settings.ingest.segment_overlap)
+    assert len(parts) == 2
+    root = Node("0", document.title, children=[
+        Node("0.1", "Soil", [Paragraph("Clay soil rich in iron.", [0])], segments=[0]),
+        Node("0.2", "Treatment", [Paragraph("Lime was added in 1930.", [1])], segments=[1]),
+    ])
+    return KnowledgeTree(document.id, document.fingerprint, root, [SegmentRef(p.index, p.start, p.end, p.text) for p in parts])
+
+
+class Model:
+    """Explores every entry, picks the passage mentioning lime (closing the gap), then drafts and aligns."""
+
+    def __init__(self) -> None:
+        self.stages: list[str] = []
+
+    def __call__(self, messages: list[Message]) -> Any:
+        text = "\n".join(m.content for m in messages)
+        if "Label every entry" in text:
+            self.stages.append("level")
+            entries = text.count("\n[")
+            return {"labels": [{"entry": i, "label": "EXPLORE"} for i in range(1, entries + 1)], "gap": "when", "closed": False}
+        if "Choose the passages" in text:
+            self.stages.append("leaf")
+            found = "lime" in text.split('<passage n="1">')[1].split("</passage>")[0].lower()
+            return {"passages": [1] if found else [], "gap": "" if found else "when", "closed": found}
+        if self.stages and self.stages[-1] == "draft":
+            self.stages.append("align")
+            return ALIGN
+        self.stages.append("draft")
+        return DRAFT
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    settings = engine_settings(tmp_path)
+    index = create_index(settings)
+    index.upsert([FARM, CITY])
+    index.close()
+    return tmp_path
+
+
+def make_engine(home: Path, with_tree: bool = True) -> tuple[Engine, Model]:
+    settings = engine_settings(home)
+    if with_tree:
+        TreeStore.open(settings).put(farm_tree(FARM, settings), build_params(settings))
+    model = Model()
+    return Engine(settings, llm=ScriptedLLM(default=model, concurrency=1)), model
+
+
+def test_navi_hands_each_evidence_passage_to_citeg_with_its_path(home: Path) -> None:
+    engine, model = make_engine(home)
+    events = list(engine.ask_stream("When was lime added to the soil?", "navi"))
+    stage = next(e for e in events if e.kind == "stage")
+    assert stage.data["name"] == "navigate" and stage.data["paths"] == [["Farm report", "Treatment"]]
+    answer = events[-1].data["answer"]
+    assert model.stages == ["level", "leaf", "leaf", "draft", "align"]
+    assert "retrieve" not in [t.name for t in answer.trace]
+    assert answer.trace[0].name == "navigate"
+    assert answer.trace[0].outputs["navigations"][0]["evidence"][0]["passage_id"] == "seg1"
+    [citation] = answer.citations
+    assert citation.doc_id == "farm" and citation.passage_id == "seg1"
+    assert citation.title == "Farm report > Treatment" and "lime" in citation.passage
+    assert answer.llm["stages"]["navigate_level"]["calls"] == 1
+
+
+def test_navi_with_chosen_documents_checks_them(home: Path) -> None:
+    engine, _ = make_engine(home)
+    with pytest.raises(DocumentNotFound, match="nope"):
+        engine.ask("When was lime added?", "navi", ["nope"])
+    with pytest.raises(UserInputError, match="navicite tree build city"):
+        engine.ask("When was lime added?", "navi", ["city"])
+    with pytest.raises(UserInputError, match="mode navi"):
+        engine.ask("When was lime added?", "hybrid", ["farm"])
+
+
+def test_navi_without_trees_says_how_to_build_them(home: Path) -> None:
+    engine, model = make_engine(home, with_tree=False)
+    with pytest.raises(UserInputError, match="navicite tree build"):
+        engine.ask("When was lime added to the soil?", "navi")
+    assert model.stages == []
+    assert not (home / "trees.sqlite").exists()  # asking never creates the store
+
+
+def test_navi_skips_a_tree_of_an_older_document_version(home: Path) -> None:
+    engine, _ = make_engine(home)
+    changed = Document(id="farm", title="Farm report", text=f"{SOIL}\n{LIME} It rained.")
+    engine.index.upsert([changed])
+    with pytest.raises(UserInputError, match="no document has one"):
+        engine.ask("When was lime added to the soil?", "navi")
+
+
+def test_hybrid_replaces_navigated_documents_and_keeps_the_others(home: Path) -> None:
+    engine, model = make_engine(home)
+    seen: list[Any] = []
+    original = engine.citeg.stream
+
+    def recording(question: str, sources: list[Any]) -> Any:
+        seen.extend(sources)
+        return original(question, sources)
+
+    engine.citeg.stream = recording  # type: ignore[method-assign]
+    events = list(engine.ask_stream("lime soil clay farm city town hall", "hybrid"))
+    names = [e.data["name"] for e in events if e.kind == "stage"]
+    assert names == ["retrieve", "navigate"]
+    by_doc = {(s.doc_id, s.passage_id) for s in seen}
+    assert ("farm", "seg1") in by_doc and ("farm", None) not in by_doc  # the whole farm report is replaced
+    assert ("city", None) in by_doc  # no tree: the whole document stays
+    farm_score = next(s.score for s in seen if s.doc_id == "farm")
+    assert farm_score > 0
+    answer = events[-1].data["answer"]
+    assert [t.name for t in answer.trace[:2]] == ["retrieve", "navigate"]
+    assert model.stages[0] == "level"
+
+
+def test_hybrid_without_trees_is_retrieval_only(home: Path) -> None:
+    engine, model = make_engine(home, with_tree=False)
+    events = list(engine.ask_stream("lime soil clay farm", "hybrid"))
+    assert [e.data["name"] for e in events if e.kind == "stage"] == ["retrieve"]
+    assert "level" not in model.stages and events[-1].kind == "answer"
+
+
+def test_unknown_mode_is_a_user_error(home: Path) -> None:
+    engine, _ = make_engine(home)
+    with pytest.raises(UserInputError, match="navi"):
+        engine.ask("When?", "tree")  # type: ignore[arg-type]
