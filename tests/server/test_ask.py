@@ -97,3 +97,11 @@ def test_question_checks(client):
     assert client.post("/v1/ask", json={"question": ""}).status_code == 422
     assert client.post("/v1/ask", json={"question": "x", "mode": "magic"}).status_code == 422
     assert client.post("/v1/ask", json={"question": "   "}).status_code == 400
+
+
+def test_navi_mode_without_trees_is_a_clear_400(client):
+    reply = client.post("/v1/ask", json={"question": "What does the paper find?", "mode": "navi"})
+    assert reply.status_code == 400
+    assert "navicite tree build" in reply.json()["detail"]
+    unknown = client.post("/v1/ask", json={"question": "What?", "mode": "navi", "doc_ids": ["no-such-doc"]})
+    assert unknown.status_code in (400, 404) and "no-such-doc" in unknown.json()["detail"]

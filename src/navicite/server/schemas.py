@@ -15,7 +15,10 @@ class AskRequest(_Body):
     """A question for ``POST /v1/ask``."""
 
     question: str = Field(..., min_length=1, max_length=4000, description="The question, in any language.")
-    mode: Literal["mpr"] = Field("mpr", description="How evidence is found.")
+    mode: Literal["mpr", "navi", "hybrid"] = Field(
+        "mpr", description="How evidence is found: mpr (retrieval), navi (knowledge trees), hybrid (both)."
+    )
+    doc_ids: list[str] | None = Field(None, max_length=100, description="Mode navi: navigate only these documents.")
     stream: bool = Field(False, description="Send server-sent events (stage, token, reset, answer, error) instead of one JSON answer.")
 
 

@@ -83,11 +83,11 @@ async def ask(body: AskRequest, request: Request) -> Any:
     """
     engine = request.app.state.engine
     if body.stream:
-        events = engine.ask_stream(body.question, body.mode)
+        events = engine.ask_stream(body.question, body.mode, body.doc_ids)
         return StreamingResponse(
             answer_events(events),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
-    answer = await run_in_threadpool(engine.ask, body.question, body.mode)
+    answer = await run_in_threadpool(engine.ask, body.question, body.mode, body.doc_ids)
     return answer.to_dict()
