@@ -10,6 +10,10 @@ with a plain prompt (prompts/flat_answer.md).
     .venv/bin/python bench/citeg_hotpotqa.py --limit 5 --home /tmp/citeg-bench \
         --out /tmp/citeg-bench/records.jsonl [--set llm.threads=1]
 
+With ``--questions-file tests/fixtures/hotpotqa_ko_20.jsonl`` the questions are the fixture's
+Korean translations (same ids, the English paragraphs as sources), methods get a ``-ko``
+suffix, and each record also holds the answer's language and the language match (goal: 1.0).
+
 Records are appended per question and mode to ``--out``; a re-run skips what is there.
 State the machine with the figures (2 shared CPU cores here, no GPU).
 """
@@ -21,6 +25,7 @@ import json
 import platform
 import statistics
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +35,7 @@ from navicite.eval.citations import CitationCounts, CitationScorer
 from navicite.eval.datasets import load_dataset
 from navicite.eval.judge import LLMJudge
 from navicite.eval.metrics import best_em_f1
+from navicite.eval.translation import language_figures, read_translated
 from navicite.generate import Answer, CiteG, Source
 from navicite.generate.cite import broken_markers, with_marker
 from navicite.llm import create
@@ -93,6 +99,10 @@ def summary(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
             "LLM calls/answer": statistics.mean(r["calls"] for r in rows),
             "s/answer": statistics.mean(r["seconds"] for r in rows),
         }
+        if "language_match" in rows[0]:
+            line["language match"] = statistics.mean(r["language_match"] for r in rows)
+            line["language match (langdetect)"] = statistics.mean(r["language_match_langdetect"] for r in rows)
+            line["Korean sentences share"] = statistics.mean(r["sentence_language_match"] for r in rows)
         if "counts" in rows[0]:
             total = CitationCounts()
             for r in rows:
@@ -122,6 +132,16 @@ def print_table(table: dict[str, dict[str, float]]) -> None:
         print(f"| {method} | " + " | ".join(cells) + " |")
 
 
+def translated_questions(questions: list[Any], path: Path) -> list[Any]:
+    """The fixture's questions in its order, each asked in its Korean wording with its own paragraphs."""
+    by_id = {q.id: q for q in questions}
+    rows = read_translated(path)
+    unknown = [r.id for r in rows if r.id not in by_id]
+    if unknown:
+        raise SystemExit(f"{path}: ids not in the data set: {unknown[:5]}; build the fixture from the same --data file")
+    return [replace(by_id[r.id], text=r.question_ko) for r in rows]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=DEFAULT_DATA)
@@ -130,6 +150,7 @@ def main() -> None:
     parser.add_argument("--out", default="/tmp/citeg-bench/records.jsonl")
     parser.add_argument("--modes", default="batched,per-sentence")
     parser.add_argument("--no-flat", action="store_true", help="skip the flat RAG baseline")
+    parser.add_argument("--questions-file", type=Path, help="translated questions (JSONL: id, question_ko, ...) to ask instead")
     parser.add_argument("--set", action="append", default=[], dest="overrides")
     args = parser.parse_args()
 
@@ -138,33 +159,41 @@ def main() -> None:
     scorer = CitationScorer(LLMJudge(llm))
     dataset = load_dataset(args.data)
     docs = {d.id: d for d in dataset.corpus}
+    questions, suffix = dataset.questions, ""
+    if args.questions_file:
+        questions, suffix = translated_questions(questions, args.questions_file), "-ko"
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {(r["qid"], r["method"]) for r in map(json.loads, out.read_text().splitlines())} if out.exists() else set()
     print(f"machine: {platform.processor() or platform.machine()}, llm {llm.name}, threads {settings.llm.threads}; "
-          f"{args.limit} questions of {args.data}", flush=True)
-    for question in dataset.questions[: args.limit]:
+          f"{args.limit} questions of {args.questions_file or args.data}", flush=True)
+    for question in questions[: args.limit]:
         context = [docs[c] for c in question.candidates]
         sources = [Source(d.id, d.title, d.text) for d in context]
-        jobs: list[str] = [f"citeg-{m}" for m in args.modes.split(",")] + ([] if args.no_flat else ["flat-rag"])
+        jobs: list[str] = [f"citeg-{m}{suffix}" for m in args.modes.split(",")] + ([] if args.no_flat else [f"flat-rag{suffix}"])
         for method in jobs:
             if (question.id, method) in done:
                 continue
             started = time.perf_counter()
-            if method == "flat-rag":
+            if method.startswith("flat-rag"):
                 first = len(llm.usage.calls)
                 record = flat_record(llm, question, context)
                 record["calls"] = len(UsageLog(calls=llm.usage.calls[first:]).calls)
             else:
-                answer = CiteG(llm, settings, align=method.removeprefix("citeg-")).run(question.text, sources)
+                answer = CiteG(llm, settings, align=method.removeprefix("citeg-").removesuffix(suffix)).run(question.text, sources)
                 record = citeg_record(answer, question, scorer, time.perf_counter() - started)
+                if suffix:
+                    draft = next((t.outputs for t in answer.trace if t.name == "draft"), {})
+                    said = [s.text for s in answer.sentences if s.kind != "heading"]
+                    record.update(language_figures(answer.answer, question.text, said), question=question.text,
+                                  draft_attempts=draft.get("attempts"), first_draft_language=draft.get("draft_language"))
             record.update(qid=question.id, method=method, gold=list(question.answers))
             with out.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             print(f"{question.id} {method}: em={record['em']:.0f} f1={record['f1']:.2f} calls={record['calls']} "
-                  f"{record['seconds']}s", flush=True)
+                  f"{record['seconds']}s {record.get('answer_language', '')}", flush=True)
     records = [r for r in map(json.loads, out.read_text().splitlines())]
-    wanted = {q.id for q in dataset.questions[: args.limit]}
+    wanted = {q.id for q in questions[: args.limit]}
     print_table(summary([r for r in records if r["qid"] in wanted]))
 
 
