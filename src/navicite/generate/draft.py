@@ -31,7 +31,13 @@ _NO_ANSWER_TEXT = {
     "en": "The sources do not answer this question.",
     "ko": "주어진 자료로는 이 질문에 답할 수 없습니다.",
 }
-_MODEL_MARKERS = re.compile(r"\s*(?:\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\]|【[^】]*】)")
+_MODEL_MARKERS = re.compile(
+    r"\s*(?:\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\]|【[^】]*】"
+    # The model also names sources in prose, "(Source 1)" / "(sources 1 and 3)" / "(출처 2)";
+    # citations are CiteG's job, and these would otherwise read as part of a claim.
+    r"|\((?:sources?|출처)\s*\d+(?:\s*(?:,|;|and|&|및|–|-)\s*\d+)*\s*\))",
+    re.I,
+)
 _SHORT_ANSWER = re.compile(r"^\s*(?:\*\*)?(?:short\s+)?(?:answer|답|정답|답변)(?:\*\*)?\s*:\s*(.+?)\s*$", re.I | re.M)
 # Below this many letters the language detector guesses; such drafts are not judged.
 _MIN_LETTERS_TO_JUDGE = 24
