@@ -17,10 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from pydantic import BaseModel
 
 from navicite.errors import UserInputError
 from navicite.eval.metrics import normalize_answer
+from navicite.generate.verify import Verdict
 
 if TYPE_CHECKING:
     from navicite.embed import Embedder
@@ -44,12 +44,6 @@ class EntailmentJudge(Protocol):
     def entails(self, premise: str, hypothesis: str) -> bool:
         """True when ``premise`` supports all of ``hypothesis``."""
         ...
-
-
-class Verdict(BaseModel):
-    """The LLM judge's structured answer."""
-
-    supported: bool
 
 
 class LLMJudge:

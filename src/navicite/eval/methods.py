@@ -36,13 +36,6 @@ class Trace:
         finally:
             self.stage_seconds[name] = self.stage_seconds.get(name, 0.0) + time.perf_counter() - start
 
-    def add_usage(self, calls: list[Any]) -> None:
-        """Count LLM calls (``navicite.llm.base.Usage`` records) made for this question."""
-        for usage in calls:
-            self.llm_calls += 1
-            self.prompt_tokens += usage.prompt_tokens
-            self.completion_tokens += usage.completion_tokens
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "llm_calls": self.llm_calls,
