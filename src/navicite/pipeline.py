@@ -28,7 +28,7 @@ from navicite.errors import DocumentNotFound, UserInputError
 from navicite.generate.answer import Answer, Source, StageTrace
 from navicite.generate.citeg import CiteG
 from navicite.index.base import LexicalIndex
-from navicite.llm.base import LLM, Usage, UsageLog
+from navicite.llm.base import LLM, Usage, UsageLog, usage_scope
 from navicite.navigate.evidence import Navigation
 from navicite.navigate.navigator import Navigator
 from navicite.navigate.sources import evidence_sources, navigation_trace, paths_taken
@@ -239,25 +239,25 @@ class Engine:
         self, question: str, targets: list[tuple[Document, KnowledgeTree, float]]
     ) -> tuple[StageTrace, dict[str, list[Source]], list[Usage]]:
         """Navigate each target's tree; the stage trace, evidence sources per document, and the calls made."""
-        first = len(self.llm.usage.calls)
-        start = time.perf_counter()
-        navigations: list[Navigation] = []
-        navigated: dict[str, list[Source]] = {}
-        for doc, tree, score in targets:
-            navigation = self.navigator.run(question, tree)
-            navigations.append(navigation)
-            navigated[doc.id] = evidence_sources(navigation, doc, score)
-        stage = StageTrace(
-            "navigate",
-            round(time.perf_counter() - start, 4),
-            {"question": question, "documents": [doc.id for doc, _, _ in targets], "memory": self.navigator.memory},
-            {
-                "evidence": sum(len(n.evidence) for n in navigations),
-                "paths": [p for n in navigations for p in paths_taken(n)],
-                "navigations": [navigation_trace(n) for n in navigations],
-            },
-        )
-        return stage, navigated, list(self.llm.usage.calls[first:])
+        with usage_scope() as calls:
+            start = time.perf_counter()
+            navigations: list[Navigation] = []
+            navigated: dict[str, list[Source]] = {}
+            for doc, tree, score in targets:
+                navigation = self.navigator.run(question, tree)
+                navigations.append(navigation)
+                navigated[doc.id] = evidence_sources(navigation, doc, score)
+            stage = StageTrace(
+                "navigate",
+                round(time.perf_counter() - start, 4),
+                {"question": question, "documents": [doc.id for doc, _, _ in targets], "memory": self.navigator.memory},
+                {
+                    "evidence": sum(len(n.evidence) for n in navigations),
+                    "paths": [p for n in navigations for p in paths_taken(n)],
+                    "navigations": [navigation_trace(n) for n in navigations],
+                },
+            )
+        return stage, navigated, list(calls)
 
 
 def _checked(question: str) -> str:

@@ -23,7 +23,7 @@ from navicite.generate.draft import Draft, Drafter, claim_text
 from navicite.generate.segment import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
 from navicite.generate.verify import Verified, Verifier, create_scorer
-from navicite.llm.base import LLM, UsageLog
+from navicite.llm.base import LLM, Usage, UsageLog, usage_scope
 from navicite.retrieve.language import detect_language
 
 
@@ -85,29 +85,29 @@ class CiteG:
     def _events(self, question: str, sources: list[Source], streaming: bool) -> Iterator[str | Answer]:
         if not question or not question.strip():
             raise UserInputError("the question is empty; ask something, e.g. navicite ask \"what is ...?\"")
-        trace = _Trace()
-        first_call = len(self.llm.usage.calls)
-        language = detect_language(question)
-        with trace.stage("sources", candidates=len(sources)) as out:
-            entries = self.selector.run(sources)
-            out.update(chosen=[e.source.doc_id for e in entries], truncated=sum(e.truncated for e in entries))
-        with trace.stage("draft", language=language, sources=len(entries)) as out:
-            if not entries:
-                draft = self.drafter.without_sources(language)
-            elif streaming:
-                draft = None
-                for piece in self.drafter.stream(question, entries, language):
-                    if isinstance(piece, Draft):
-                        draft = piece
-                    else:
-                        yield piece
-                assert draft is not None
-            else:
-                draft = self.drafter.run(question, entries, language)
-            out.update(attempts=draft.attempts, refused=draft.refused, draft_language=draft.draft_language, chars=len(draft.text))
-        yield self._cite(question, draft, entries, trace, first_call)
+        with usage_scope() as calls:
+            trace = _Trace()
+            language = detect_language(question)
+            with trace.stage("sources", candidates=len(sources)) as out:
+                entries = self.selector.run(sources)
+                out.update(chosen=[e.source.doc_id for e in entries], truncated=sum(e.truncated for e in entries))
+            with trace.stage("draft", language=language, sources=len(entries)) as out:
+                if not entries:
+                    draft = self.drafter.without_sources(language)
+                elif streaming:
+                    draft = None
+                    for piece in self.drafter.stream(question, entries, language):
+                        if isinstance(piece, Draft):
+                            draft = piece
+                        else:
+                            yield piece
+                    assert draft is not None
+                else:
+                    draft = self.drafter.run(question, entries, language)
+                out.update(attempts=draft.attempts, refused=draft.refused, draft_language=draft.draft_language, chars=len(draft.text))
+            yield self._cite(question, draft, entries, trace, calls)
 
-    def _cite(self, question: str, draft: Draft, entries: list[ContextEntry], trace: _Trace, first_call: int) -> Answer:
+    def _cite(self, question: str, draft: Draft, entries: list[ContextEntry], trace: _Trace, calls: list[Usage]) -> Answer:
         with trace.stage("segment") as out:
             units = segment_text(draft.text, draft.language)
             sentences = [u for u in units if u.kind == "sentence"]
@@ -131,7 +131,7 @@ class CiteG:
             answer = self._assemble(question, draft, units, verified, entries)
             out.update(citations=len(answer.citations), unsupported=len(answer.unsupported))
         answer.trace = trace.stages
-        answer.llm = _usage_since(self.llm, first_call)
+        answer.llm = usage_summary(calls)
         return answer
 
     def _assemble(self, question: str, draft: Draft, units: list[Unit], verified: list[Verified], entries: list[ContextEntry]) -> Answer:
@@ -164,9 +164,9 @@ class CiteG:
         )
 
 
-def _usage_since(llm: LLM, first_call: int) -> dict[str, Any]:
-    """Calls, tokens and seconds per stage for the calls made since ``first_call``."""
-    log = UsageLog(calls=list(llm.usage.calls[first_call:]))
+def usage_summary(calls: list[Usage]) -> dict[str, Any]:
+    """Calls, tokens and seconds, in all and per stage, of ``calls``."""
+    log = UsageLog(calls=list(calls))
     per_stage = log.totals()
     return {
         "calls": len(log.calls),

@@ -6,10 +6,12 @@ object or raises :class:`LLMOutputError`, which stages catch to fall back.
 
 from __future__ import annotations
 
+import contextvars
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, TypeVar, runtime_checkable
+from typing import Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -68,6 +70,11 @@ class Usage:
     generation_ms: float | None = None
 
 
+# Open usage scopes of the current context. Per-answer accounting must not read the shared log by
+# position: concurrent requests on one engine (the server) interleave their calls there.
+_SCOPES: contextvars.ContextVar[tuple[list[Usage], ...]] = contextvars.ContextVar("navicite_usage_scopes", default=())
+
+
 @dataclass
 class UsageLog:
     """Every call's usage, with per-stage totals. Safe to share between threads."""
@@ -76,9 +83,11 @@ class UsageLog:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def record(self, usage: Usage) -> None:
-        """Append one call's usage."""
+        """Append one call's usage (and hand it to every :func:`usage_scope` open in this context)."""
         with self._lock:
             self.calls.append(usage)
+            for scope in _SCOPES.get():
+                scope.append(usage)
 
     def totals(self) -> dict[str, dict[str, float]]:
         """Per stage: calls, cache hits, prompt and completion tokens, seconds."""
@@ -93,6 +102,38 @@ class UsageLog:
             t["completion_tokens"] += u.completion_tokens
             t["seconds"] += u.seconds
         return out
+
+
+@contextmanager
+def usage_scope() -> Iterator[list[Usage]]:
+    """Collect the usage of the calls made inside the block by this thread or task.
+
+    Work started with ``asyncio.to_thread`` inherits the scope; for other thread pools,
+    wrap the submitted function with :func:`carry_context`. Scopes nest.
+    """
+    calls: list[Usage] = []
+    _SCOPES.set((*_SCOPES.get(), calls))
+    try:
+        yield calls
+    finally:
+        # Removed by identity rather than with a reset token: a generator holding the scope may be
+        # resumed in another context, where a token from this one would be refused.
+        _SCOPES.set(tuple(s for s in _SCOPES.get() if s is not calls))
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def carry_context(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` bound to the caller's current context, for thread pools that do not copy it."""
+    context = contextvars.copy_context()
+
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        # A context cannot be entered by two threads at once: each call gets its own copy.
+        return context.copy().run(fn, *args, **kwargs)
+
+    return run
 
 
 T = TypeVar("T", bound=BaseModel)

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from navicite import prompts
-from navicite.llm.base import CallOptions, LLMInputError, LLMOutputError, Message, Usage, UsageLog
+from navicite.llm.base import CallOptions, LLMInputError, LLMOutputError, Message, Usage, UsageLog, carry_context
 from navicite.llm.cache import AnswerCache, CachedAnswer, cache_key
 from navicite.llm.jsonout import ReplyError, json_schema_of, parse_reply
 
@@ -209,7 +209,8 @@ class BaseLLM(ABC):
             else:
                 loop.call_soon_threadsafe(pieces.put_nowait, ("end", None))
 
-        worker = loop.run_in_executor(None, produce)
+        # run_in_executor does not copy the caller's context; usage scopes live there.
+        worker = loop.run_in_executor(None, carry_context(produce))
         try:
             while True:
                 kind, value = await pieces.get()

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from navicite import prompts
 from navicite.config import Settings
-from navicite.llm.base import LLM
+from navicite.llm.base import LLM, carry_context
 from navicite.navigate.ask import ask_json
 from navicite.navigate.tree import Node, Paragraph, normalise_title, token_count
 
@@ -79,7 +79,7 @@ class Shaper:
             return node
 
         with ThreadPoolExecutor(max_workers=self.limits.concurrency, thread_name_prefix="navicite-shape") as pool:
-            return list(pool.map(one, topics))
+            return list(pool.map(carry_context(one), topics))
 
     def shape(self, title: str, notes: list[Paragraph]) -> Node:
         """The node for one topic: refined when it has several notes, split when over budget."""

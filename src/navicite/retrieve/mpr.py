@@ -24,7 +24,7 @@ from navicite.errors import NaviciteError
 from navicite.index.base import Hit, LexicalIndex
 from navicite.index.parse import free_text
 from navicite.index.query import to_text
-from navicite.llm.base import LLM, LLMError, UsageLog
+from navicite.llm.base import LLM, LLMError, Usage, UsageLog, usage_scope
 from navicite.rerank.base import Reranker, RerankItem
 from navicite.retrieve.expand import QueryAnalyzer
 from navicite.retrieve.fallback import StatisticalAnalyzer
@@ -77,11 +77,6 @@ class MPRResult:
         }
 
 
-def _usage_delta(llm: LLM | None, start: int) -> dict[str, dict[str, float]]:
-    """Per-stage usage of the calls recorded since ``start`` (calls of this run)."""
-    if llm is None:
-        return {}
-    return UsageLog(list(llm.usage.calls[start:])).totals()
 
 
 class MultiPortfolioRetriever:
@@ -171,7 +166,7 @@ class MultiPortfolioRetriever:
         return ranked
 
     def _after_analysis(self, question: str, analysis: Analysis, translation: Translation | None, g_reason: str,
-                        timings: dict[str, float], usage_start: int, top_n: int | None) -> MPRResult:
+                        timings: dict[str, float], calls: list[Usage], top_n: int | None) -> MPRResult:
         start = time.perf_counter()
         portfolios = self.builder.run(analysis, translation, g_reason)
         results, flat = self._search_all(question, portfolios)
@@ -190,43 +185,43 @@ class MultiPortfolioRetriever:
         errors = [f"{r.query}: {r.error}" for r in results if r.error]
         return MPRResult(
             question, analysis, portfolios, results, pool, ranked, self.reranker.name, translation,
-            timings, _usage_delta(self.llm, usage_start), errors,
+            timings, UsageLog(list(calls)).totals(), errors,
         )
 
     # -- public ------------------------------------------------------------------------------
 
     def run(self, question: str, top_n: int | None = None) -> MPRResult:
         """Retrieve and rank candidates for ``question``; keep ``top_n`` (default ``rerank.top_n``)."""
-        usage_start = len(self.llm.usage.calls) if self.llm is not None else 0
-        timings: dict[str, float] = {}
-        start = time.perf_counter()
-        analysis = self.analyzer.run(question)
-        timings["analyze"] = time.perf_counter() - start
-        start = time.perf_counter()
-        translation, g_reason = self._translate(analysis)
-        timings["translate"] = time.perf_counter() - start
-        return self._after_analysis(question, analysis, translation, g_reason, timings, usage_start, top_n)
+        with usage_scope() as calls:
+            timings: dict[str, float] = {}
+            start = time.perf_counter()
+            analysis = self.analyzer.run(question)
+            timings["analyze"] = time.perf_counter() - start
+            start = time.perf_counter()
+            translation, g_reason = self._translate(analysis)
+            timings["translate"] = time.perf_counter() - start
+            return self._after_analysis(question, analysis, translation, g_reason, timings, calls, top_n)
 
     async def arun(self, question: str, top_n: int | None = None) -> MPRResult:
         """Async twin of :meth:`run`: LLM calls are awaited, searches and reranking run in a thread."""
-        usage_start = len(self.llm.usage.calls) if self.llm is not None else 0
-        timings: dict[str, float] = {}
-        start = time.perf_counter()
-        analysis = await self.analyzer.arun(question)
-        timings["analyze"] = time.perf_counter() - start
-        start = time.perf_counter()
-        target, g_reason = await asyncio.to_thread(self._g_plan, analysis)
-        translation = None
-        if target is not None:
-            assert self.translator is not None
-            try:
-                translation = await self.translator.arun(analysis, target)
-            except LLMError as exc:
-                g_reason = f"translation failed: {exc}"
-        timings["translate"] = time.perf_counter() - start
-        return await asyncio.to_thread(
-            self._after_analysis, question, analysis, translation, g_reason, timings, usage_start, top_n
-        )
+        with usage_scope() as calls:
+            timings: dict[str, float] = {}
+            start = time.perf_counter()
+            analysis = await self.analyzer.arun(question)
+            timings["analyze"] = time.perf_counter() - start
+            start = time.perf_counter()
+            target, g_reason = await asyncio.to_thread(self._g_plan, analysis)
+            translation = None
+            if target is not None:
+                assert self.translator is not None
+                try:
+                    translation = await self.translator.arun(analysis, target)
+                except LLMError as exc:
+                    g_reason = f"translation failed: {exc}"
+            timings["translate"] = time.perf_counter() - start
+            return await asyncio.to_thread(
+                self._after_analysis, question, analysis, translation, g_reason, timings, calls, top_n
+            )
 
 
 def create_retriever(
