@@ -2,8 +2,9 @@
 
 ALCE uses a T5-XXL NLI model, which is not available offline here. Options:
 
-- ``llm``: the chat model asked a schema-constrained yes/no question (prompt
-  ``judge_entailment``). The most faithful option; seconds per call on a CPU.
+- ``llm``: the chat model asked a schema-constrained yes/no question, the same one CiteG's
+  verifier asks (:func:`navicite.generate.verify.ask_support`). The most faithful option;
+  seconds per call on a CPU.
 - ``embedding``: the claim is supported when it is close (cosine) to some window of the
   premise. Fast, but it measures topical similarity, not entailment.
 - ``lexical``: the claim is supported when most of its content words occur in the premise.
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from navicite.errors import UserInputError
 from navicite.eval.metrics import normalize_answer
-from navicite.generate.verify import Verdict
+from navicite.generate.verify import ask_support
 
 if TYPE_CHECKING:
     from navicite.embed import Embedder
@@ -55,30 +56,24 @@ class LLMJudge:
 
     name = "llm"
 
-    def __init__(self, llm: LLM, max_premise_chars: int = 6000, max_tokens: int = 16) -> None:
+    def __init__(self, llm: LLM, max_premise_chars: int = 6000) -> None:
         self.llm = llm
         self.max_premise_chars = max_premise_chars
-        self.max_tokens = max_tokens
         self.failures = 0
 
     def entails(self, premise: str, hypothesis: str) -> bool:
-        from navicite import prompts
-        from navicite.llm.base import CallOptions, LLMError
+        from navicite.llm.base import LLMError
 
         if not premise.strip() or not hypothesis.strip():
             return False
         if len(premise) > self.max_premise_chars:
             # Keep the start: sources put their title and lead first.
             premise = premise[: self.max_premise_chars] + " ..."
-        messages = prompts.render("judge_entailment", premise=premise, claim=hypothesis.strip())
         try:
-            verdict = self.llm.complete_json(
-                messages, Verdict, CallOptions(stage="judge", temperature=0.0, max_tokens=self.max_tokens)
-            )
+            return ask_support(self.llm, "", premise, hypothesis.strip(), stage="judge")
         except LLMError:
             self.failures += 1
             return False
-        return verdict.supported
 
 
 def content_words(text: str) -> list[str]:

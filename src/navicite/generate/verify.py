@@ -119,6 +119,20 @@ class Verdict(BaseModel):
     supported: bool
 
 
+def ask_support(llm: LLM, title: str, text: str, claim: str, stage: str = "verify") -> bool:
+    """The LLM's yes/no verdict: does the source (``title``, ``text``) support all of ``claim``?
+
+    The one support question of the project: CiteG's verifier and the evaluation's citation
+    judge both ask it, so the metric cannot drift from what the verifier checks.
+
+    Raises:
+        LLMError: the model gave no usable verdict, even after a repair attempt.
+    """
+    messages = prompts.render("cite_system") + prompts.render("judge_support", title=title, text=text, claim=claim)
+    verdict = llm.complete_json(messages, Verdict, CallOptions(temperature=0.0, max_tokens=16, stage=stage))
+    return verdict.supported
+
+
 class JudgeScorer:
     """The LLM as a yes/no judge, one short call per pair; pairs are sent grouped by source so
     consecutive prompts share the source as their prefix."""
@@ -133,13 +147,10 @@ class JudgeScorer:
     def score(self, pairs: list[tuple[str, ContextEntry]]) -> list[tuple[float, str]]:
         out: list[tuple[float, str]] = [(0.0, self.name)] * len(pairs)
         order = sorted(range(len(pairs)), key=lambda i: pairs[i][1].number)
-        system = prompts.render("cite_system")
         for i in order:
             claim, entry = pairs[i]
-            messages = system + prompts.render("judge_support", title=entry.source.title, text=entry.text, claim=claim)
             try:
-                verdict = self.llm.complete_json(messages, Verdict, CallOptions(temperature=0.0, max_tokens=16, stage="verify"))
-                out[i] = (1.0 if verdict.supported else 0.0, self.name)
+                out[i] = (1.0 if ask_support(self.llm, entry.source.title, entry.text, claim) else 0.0, self.name)
             except LLMError:
                 # A judge that cannot answer must not sink the answer: fall back to overlap.
                 self.failures += 1
