@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.markup import escape
@@ -14,6 +14,9 @@ from navicite.cli import app
 from navicite.cli.common import err_console, print_json, settings
 from navicite.errors import UserInputError
 from navicite.ingest import FORMATS, Failure, FieldMapping, IngestProgress, IngestSummary, ingest, sample_documents
+
+if TYPE_CHECKING:
+    from navicite.ingest.vectors import EmbedReport
 
 #: Failures listed one per line before the rest are only counted.
 MAX_LISTED_FAILURES = 50
@@ -30,6 +33,7 @@ def ingest_command(
     abstract_field: Annotated[Optional[str], typer.Option("--abstract-field", help="Record field with the abstract.", metavar="NAME")] = None,
     link_field: Annotated[Optional[str], typer.Option("--link-field", help="Record field with the link.", metavar="NAME")] = None,
     sample: Annotated[bool, typer.Option("--sample", help="Also ingest the sample collection bundled with navicite.")] = False,
+    embed: Annotated[bool, typer.Option("--embed", help="Also embed the collection for re-ranking now, instead of during the first questions.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
 ) -> None:
     """Add files, folders and record collections to the index; unchanged documents are skipped.
@@ -46,9 +50,32 @@ def ingest_command(
         raise UserInputError("nothing to ingest: give one or more files or folders, or --sample")
     mapping = FieldMapping(id=id_field, title=title_field, text=text_field, abstract=abstract_field, link=link_field)
     summary = _run_with_progress(targets, ctx, fmt, mapping)
-    _print_summary(summary, as_json)
+    extra = {"embedded": _embed_with_progress(ctx).embedded} if embed else {}
+    _print_summary(summary, as_json, extra)
     if summary.failed:
         raise typer.Exit(1)
+
+
+def _embed_with_progress(ctx: typer.Context) -> EmbedReport:
+    from navicite import embed, index
+    from navicite.ingest.vectors import embed_collection
+    from navicite.vectors import open_store
+
+    cfg = settings(ctx)
+    bar = Progress(TextColumn("[bold]embed[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=err_console, transient=True)
+    task = bar.add_task("", total=None)
+    lexical = index.create(cfg)
+    store = open_store(cfg.home, cfg.embed.model)
+    try:
+        with bar:
+            report = embed_collection(lexical, store, embed.create(cfg),
+                                      progress=lambda done, total: bar.update(task, completed=done, total=total))
+    finally:
+        store.close()
+        lexical.close()
+    err_console.print(f"embedded {report.embedded:,} of {report.documents:,} documents for re-ranking", highlight=False)
+    return report
 
 
 def _run_with_progress(targets: list[Path], ctx: typer.Context, fmt: str, mapping: FieldMapping) -> IngestSummary:
@@ -97,7 +124,7 @@ def failure_lines(failures: list[Failure]) -> list[str]:
     return lines
 
 
-def _print_summary(summary: IngestSummary, as_json: bool) -> None:
+def _print_summary(summary: IngestSummary, as_json: bool, extra: dict[str, int] | None = None) -> None:
     lines = failure_lines(summary.failed)
     for line in lines[:MAX_LISTED_FAILURES]:
         err_console.print(f"[red]failed:[/] {escape(line)}", highlight=False, soft_wrap=True)
@@ -110,7 +137,7 @@ def _print_summary(summary: IngestSummary, as_json: bool) -> None:
     if summary.skipped:
         err_console.print(f"note: skipped {len(summary.skipped)} files of no known format", highlight=False)
     if as_json:
-        print_json(summary.to_dict())
+        print_json({**summary.to_dict(), **(extra or {})})
         return
     err_console.print(
         f"added {summary.added:,}, replaced {summary.replaced:,}, unchanged {summary.unchanged:,}, "

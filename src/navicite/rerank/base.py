@@ -14,6 +14,19 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from navicite.documents import Document
+
+#: Characters of a candidate's text handed to a reranker (models cut further by tokens).
+RERANK_TEXT_CHARS = 2000
+
+
+def candidate_text(doc: Document) -> str:
+    """What a reranker reads of a document: its title and abstract (or the start of its text).
+
+    One definition for every caller, so vectors stored at ingest match the texts re-ranked later.
+    """
+    return f"{doc.title}\n{doc.abstract or doc.text}"[:RERANK_TEXT_CHARS]
+
 
 @dataclass(frozen=True)
 class RerankItem:

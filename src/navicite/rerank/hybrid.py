@@ -10,7 +10,6 @@ the candidate set and the weighted sum is the score; a signal no candidate has
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Mapping, Sequence
 
@@ -18,6 +17,7 @@ import numpy as np
 
 from navicite.embed import Embedder
 from navicite.rerank.base import RerankItem, Scored, min_max, top
+from navicite.vectors import VectorStore, text_key
 
 #: Most passage vectors kept in memory between calls.
 CACHE_LIMIT = 50_000
@@ -31,6 +31,7 @@ class HybridReranker:
         weights: weight per signal name.
         known_vectors: precomputed passage vectors by document id (e.g. an evaluation
             corpus already embedded); other texts are embedded on demand and cached.
+        store: the collection's on-disk vectors, read before embedding and filled after.
     """
 
     name = "hybrid"
@@ -40,15 +41,17 @@ class HybridReranker:
         embedder: Embedder,
         weights: Mapping[str, float],
         known_vectors: Mapping[str, np.ndarray] | None = None,
+        store: VectorStore | None = None,
     ) -> None:
         self.embedder = embedder
         self.weights = dict(weights)
         self.known_vectors = known_vectors or {}
+        self.store = store
         self._cache: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
 
     def _vectors(self, items: Sequence[RerankItem]) -> np.ndarray:
-        keys = [hashlib.sha1(it.text.encode("utf-8")).hexdigest() for it in items]
+        keys = [text_key(it.text) for it in items]
         rows: list[np.ndarray | None] = []
         missing: dict[str, str] = {}
         with self._lock:
@@ -59,14 +62,23 @@ class HybridReranker:
                 if vec is None:
                     missing[key] = it.text
                 rows.append(vec)
+        found: dict[str, np.ndarray] = {}
+        if missing and self.store is not None:
+            found = self.store.get_many(missing)
+            missing = {key: text for key, text in missing.items() if key not in found}
         if missing:
-            fresh = self.embedder.embed(list(missing.values()))
-            with self._lock:
-                if len(self._cache) + len(missing) > CACHE_LIMIT:
-                    self._cache.clear()
-                self._cache.update(zip(missing.keys(), fresh))
-                rows = [row if row is not None else self._cache[key] for row, key in zip(rows, keys)]
-        return np.vstack(rows)
+            fresh = dict(zip(missing.keys(), self.embedder.embed(list(missing.values()))))
+            if self.store is not None:
+                self.store.put_many(fresh)
+            found.update(fresh)
+        self._remember(found)
+        return np.vstack([row if row is not None else found[key] for row, key in zip(rows, keys)])
+
+    def _remember(self, vectors: Mapping[str, np.ndarray]) -> None:
+        with self._lock:
+            if len(self._cache) + len(vectors) > CACHE_LIMIT:
+                self._cache.clear()
+            self._cache.update(vectors)
 
     def rerank(self, question: str, items: Sequence[RerankItem], top_n: int) -> list[Scored]:
         if not items:

@@ -20,6 +20,7 @@ from navicite.eval.methods import MethodResult, Trace, register_method, restrict
 from navicite.eval.resources import EvalResources
 from navicite.index.parse import free_text
 from navicite.rerank import Reranker, RerankItem
+from navicite.rerank.base import candidate_text
 from navicite.retrieve.mpr import MultiPortfolioRetriever
 
 #: Flat candidates handed to the reranker by ``bm25-rerank`` and ``hybrid``.
@@ -88,7 +89,7 @@ class FlatRerankMethod:
         items = []
         for doc_id, signals in ids.items():
             doc = index.get(doc_id)
-            text = "" if doc is None else f"{doc.title}\n{doc.abstract or doc.text}"
+            text = "" if doc is None else candidate_text(doc)
             items.append(RerankItem(doc_id, text, signals))
         return items
 

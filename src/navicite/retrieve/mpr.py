@@ -25,17 +25,13 @@ from navicite.index.base import Hit, LexicalIndex
 from navicite.index.parse import free_text
 from navicite.index.query import to_text
 from navicite.llm.base import LLM, LLMError, Usage, UsageLog, usage_scope
-from navicite.rerank.base import Reranker, RerankItem
+from navicite.rerank.base import Reranker, RerankItem, candidate_text
 from navicite.retrieve.expand import QueryAnalyzer
 from navicite.retrieve.fallback import StatisticalAnalyzer
 from navicite.retrieve.keywords import Analysis
 from navicite.retrieve.pool import Candidate, CandidatePool, QueryResult
 from navicite.retrieve.portfolio import PortfolioBuilder, PortfolioQuery, PortfolioSet, Translation
 from navicite.retrieve.translate import KeywordTranslator, target_language
-
-#: Characters of a candidate's text handed to the reranker (models cut further by tokens).
-RERANK_TEXT_CHARS = 2000
-
 
 @dataclass
 class MPRResult:
@@ -146,12 +142,12 @@ class MultiPortfolioRetriever:
         items = []
         for candidate in pool:
             doc = self.index.get(candidate.doc_id)
-            text = candidate.title if doc is None else f"{doc.title}\n{doc.abstract or doc.text}"
+            text = candidate.title if doc is None else candidate_text(doc)
             signals = dict(candidate.signals)
             signals["agreement"] = float(len(candidate.portfolios) + len(candidate.provenance))
             if candidate.doc_id in bm25:
                 signals["bm25"] = bm25[candidate.doc_id]
-            items.append(RerankItem(candidate.doc_id, text[:RERANK_TEXT_CHARS], signals))
+            items.append(RerankItem(candidate.doc_id, text, signals))
         return items
 
     def _rerank(self, question: str, pool: list[Candidate], flat: list[Hit], top_n: int) -> list[Candidate]:
