@@ -114,6 +114,11 @@ class RetrieveSettings(Section):
     flat_portfolio: bool = Field(
         True, description="Also pool the flat question's top hits as portfolio B (a navicite addition to MPR's Q/S/F/G)."
     )
+    dense_portfolio: bool = Field(
+        True,
+        description="Also pool the question's nearest documents by embedding as portfolio D, where the collection "
+        "has stored document vectors (navicite ingest --embed); a navicite addition to MPR.",
+    )
     noise_terms: list[str] = Field(
         default_factory=lambda: ["image", "photo", "poster", "slides", "review", "patent", "dataset", "press"],
         description="Words whose documents portfolio S excludes.",

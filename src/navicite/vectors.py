@@ -4,7 +4,8 @@ Embedding a fresh candidate costs ~45 ms on a CPU (MiniLM, 2 cores), which made 
 270-candidate pool take a minute; read back from here it costs microseconds. Rows are keyed by
 the embedding model and a hash of the exact text embedded, so a replaced document simply gets
 new rows (its old ones are never read again) and no invalidation is needed. ``navicite ingest
---embed`` fills the store ahead of time; rerankers fill it as they go.
+--embed`` fills the store ahead of time and records which text stands for each document (what
+nearest-document search needs); rerankers fill it as they go.
 """
 
 from __future__ import annotations
@@ -14,10 +15,15 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from navicite.errors import IndexStoreError
+
+if TYPE_CHECKING:
+    from navicite.embed import Embedder
+    from navicite.index.dense import DenseIndex
 
 #: File name of the store inside the data directory.
 STORE_FILE = "vectors.sqlite"
@@ -43,6 +49,8 @@ class VectorStore:
                 "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key TEXT NOT NULL, vector BLOB NOT NULL, "
                 "PRIMARY KEY (model, key))"
             )
+            # Which text (hence vector) stands for each document: what nearest-document search reads.
+            self._db.execute("CREATE TABLE IF NOT EXISTS documents (doc_id TEXT PRIMARY KEY, key TEXT NOT NULL)")
             self._db.commit()
         except (OSError, sqlite3.Error) as exc:
             raise IndexStoreError(f"cannot open the vector store {path} ({exc}); check the data directory's permissions") from exc
@@ -70,6 +78,23 @@ class VectorStore:
             self._db.executemany("INSERT OR REPLACE INTO vectors (model, key, vector) VALUES (?, ?, ?)", rows)
             self._db.commit()
 
+    def put_documents(self, keys: Mapping[str, str]) -> None:
+        """Record the text key that represents each document id."""
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO documents (doc_id, key) VALUES (?, ?)", list(keys.items()))
+            self._db.commit()
+
+    def document_vectors(self) -> tuple[list[str], np.ndarray]:
+        """Every recorded document with a vector of this model: ids and one row each."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT d.doc_id, v.vector FROM documents d JOIN vectors v ON v.key = d.key AND v.model = ? ORDER BY d.doc_id",
+                (self.model,),
+            ).fetchall()
+        if not rows:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return [doc_id for doc_id, _ in rows], np.vstack([np.frombuffer(blob, dtype=np.float32) for _, blob in rows])
+
     def __len__(self) -> int:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM vectors WHERE model = ?", (self.model,)).fetchone()[0])
@@ -83,3 +108,36 @@ class VectorStore:
 def open_store(home: Path, model: str) -> VectorStore:
     """The vector store of the collection in ``home``, for embeddings of ``model``."""
     return VectorStore(home / STORE_FILE, model)
+
+
+class StoredDense:
+    """Nearest documents by embedding over the store's document vectors (MPR's portfolio D).
+
+    The matrix is loaded on first use; a collection embedded again later is picked up by a
+    new instance (one per engine).
+    """
+
+    def __init__(self, store: VectorStore, embedder: Embedder) -> None:
+        self.store = store
+        self.embedder = embedder
+        self._index: DenseIndex | None = None
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._dense())
+
+    def _dense(self) -> DenseIndex:
+        with self._lock:
+            if self._index is None:
+                from navicite.index.dense import DenseIndex
+
+                ids, vectors = self.store.document_vectors()
+                self._index = DenseIndex(ids, vectors if ids else np.zeros((0, 1), dtype=np.float32))
+            return self._index
+
+    def search(self, question: str, k: int) -> list[tuple[str, float]]:
+        """Up to ``k`` (document id, cosine) pairs, best first."""
+        index = self._dense()
+        if not len(index):
+            return []
+        return index.search(self.embedder.embed([question])[0], k)

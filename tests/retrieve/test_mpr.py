@@ -101,3 +101,27 @@ def test_create_retriever_from_settings(tmp_path: Path) -> None:
     assert retriever_.llm is None and retriever_.reranker.name == "none"
     result = retriever_.run("anything at all")  # an empty collection: nothing found, nothing raised
     assert result.pool == [] and result.analysis.path == "fallback"
+
+
+def test_portfolio_d_pools_documents_found_by_meaning_only(tmp_path: Path) -> None:
+    from navicite import embed, index
+    from navicite.documents import Document
+    from navicite.ingest.vectors import embed_collection
+    from navicite.retrieve.mpr import collection_dense, create_retriever
+    from navicite.vectors import open_store
+
+    settings = Settings(home=tmp_path)
+    settings.llm.backend = "none"
+    assert collection_dense(settings) is None  # nothing embedded yet: no portfolio D
+    lexical = index.create(settings)
+    lexical.upsert([
+        Document(id="canine", title="Canine companions", abstract="Puppies bond with the families that raise them."),
+        Document(id="reef", title="Coral reefs", abstract="Warm water bleaches coral."),
+        Document(id="otter", title="Sea otters", abstract="Otters crack shellfish with stones."),
+    ])
+    embed_collection(lexical, open_store(tmp_path, settings.embed.model), embed.create(settings))
+    result = create_retriever(settings, index=lexical, reranker=FusionReranker()).run("Why are dogs loyal pets?")
+    d = [r for r in result.results if r.portfolio == "D"]
+    assert len(d) == 1 and d[0].hits[0].doc_id == "canine"
+    found_by = {c.doc_id: {p.portfolio for p in c.provenance} for c in result.pool}
+    assert found_by["canine"] == {"D"}  # no question word occurs in it: only the embedding finds it

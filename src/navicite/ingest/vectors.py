@@ -37,14 +37,14 @@ def embed_collection(
         progress: called with (texts embedded so far, texts to embed) after each batch.
     """
     texts: dict[str, str] = {}
-    documents = 0
+    owners: dict[str, str] = {}
     for doc_id in index.ids():
         doc = index.get(doc_id)
         if doc is None:
             continue
-        documents += 1
         text = candidate_text(doc)
-        texts[text_key(text)] = text
+        owners[doc_id] = text_key(text)
+        texts[owners[doc_id]] = text
     known = store.get_many(texts)
     todo = [(key, text) for key, text in texts.items() if key not in known]
     done = 0
@@ -55,4 +55,5 @@ def embed_collection(
         done += len(chunk)
         if progress is not None:
             progress(done, len(todo))
-    return EmbedReport(documents, len(todo))
+    store.put_documents(owners)
+    return EmbedReport(len(owners), len(todo))

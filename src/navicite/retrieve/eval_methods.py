@@ -50,6 +50,17 @@ def _add_llm(trace: Trace, totals: Mapping[str, Mapping[str, float]]) -> None:
         trace.completion_tokens += int(stage["completion_tokens"])
 
 
+class _CorpusDense:
+    """Portfolio D over the evaluation corpus's embeddings (built once by the harness)."""
+
+    def __init__(self, resources: EvalResources) -> None:
+        self.resources = resources
+
+    def search(self, question: str, k: int) -> list[tuple[str, float]]:
+        vector = self.resources.embedder.embed([question])[0]
+        return self.resources.dense.search(vector, k)
+
+
 class MPRMethod:
     """Runs :class:`MultiPortfolioRetriever` per question."""
 
@@ -57,7 +68,13 @@ class MPRMethod:
         self.name = name
         self.resources = resources
         llm = resources.llm if use_llm and resources.settings.llm.backend != "none" else None
-        self.retriever = MultiPortfolioRetriever(resources.lexical, llm, _reranker(resources, rerank_backend), resources.settings)
+        dense = None
+        if resources.settings.retrieve.dense_portfolio:
+            _ = resources.dense  # built here, once, not by the first concurrent searches
+            dense = _CorpusDense(resources)
+        self.retriever = MultiPortfolioRetriever(
+            resources.lexical, llm, _reranker(resources, rerank_backend), resources.settings, dense
+        )
 
     def run(self, question: EvalQuestion, k: int) -> MethodResult:
         result = self.retriever.run(question.text, top_n=max(k, len(question.candidates)))

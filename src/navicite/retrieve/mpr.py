@@ -17,7 +17,7 @@ import asyncio
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from navicite.config import Settings
 from navicite.errors import NaviciteError
@@ -75,6 +75,14 @@ class MPRResult:
 
 
 
+class DenseSearch(Protocol):
+    """Nearest documents to a question by embedding."""
+
+    def search(self, question: str, k: int) -> list[tuple[str, float]]:
+        """Up to ``k`` (document id, cosine) pairs, best first."""
+        ...
+
+
 class MultiPortfolioRetriever:
     """The MPR stage: ``run(question) -> MPRResult`` (and ``arun``).
 
@@ -83,12 +91,16 @@ class MultiPortfolioRetriever:
         llm: the chat model for analysis and translation; None for the statistical path.
         reranker: orders the pool (see :func:`navicite.rerank.create`).
         settings: ``retrieve`` and ``rerank`` sections are read.
+        dense: nearest documents by embedding, pooled as portfolio D (``retrieve.dense_portfolio``).
     """
 
-    def __init__(self, index: LexicalIndex, llm: LLM | None, reranker: Reranker, settings: Settings) -> None:
+    def __init__(
+        self, index: LexicalIndex, llm: LLM | None, reranker: Reranker, settings: Settings, dense: DenseSearch | None = None
+    ) -> None:
         self.index = index
         self.llm = llm
         self.reranker = reranker
+        self.dense = dense if settings.retrieve.dense_portfolio else None
         self.cfg = settings.retrieve
         self.top_n = settings.rerank.top_n
         fallback = StatisticalAnalyzer(index, feedback_docs=self.cfg.feedback_docs)
@@ -130,11 +142,25 @@ class MultiPortfolioRetriever:
             return []
         return self.index.search(query, k=depth)
 
+    def _dense_hits(self, question: str) -> QueryResult | None:
+        if self.dense is None:
+            return None
+        start = time.perf_counter()
+        hits = []
+        for doc_id, score in self.dense.search(question, self.cfg.top_k_per_query):
+            doc = self.index.get(doc_id)
+            if doc is not None:  # vectors of since-deleted documents are skipped
+                hits.append(Hit(doc_id, score, doc.title, link=doc.link))
+        return QueryResult("D", f"nearest by embedding: {question}", hits, time.perf_counter() - start)
+
     def _search_all(self, question: str, portfolios: PortfolioSet) -> tuple[list[QueryResult], list[Hit]]:
-        workers = max(1, min(self.cfg.concurrency, len(portfolios.queries) + 1))
+        workers = max(1, min(self.cfg.concurrency, len(portfolios.queries) + 2))
         with ThreadPoolExecutor(max_workers=workers) as pool:
             flat = pool.submit(self._flat_bm25, question)
+            dense = pool.submit(self._dense_hits, question)
             results = list(pool.map(self._search_one, portfolios.queries))
+            if (nearest := dense.result()) is not None:
+                results.append(nearest)
             return results, flat.result()
 
     def _items(self, pool: list[Candidate], flat: list[Hit]) -> list[RerankItem]:
@@ -241,4 +267,16 @@ def create_retriever(
         llm,
         reranker if reranker is not None else rerank.create(settings),
         settings,
+        collection_dense(settings),
     )
+
+
+def collection_dense(settings: Settings) -> DenseSearch | None:
+    """Portfolio D's searcher over the collection's stored document vectors; None if it has none."""
+    from navicite import embed
+    from navicite.vectors import STORE_FILE, StoredDense, open_store
+
+    if not settings.retrieve.dense_portfolio or not (settings.home / STORE_FILE).is_file():
+        return None
+    dense = StoredDense(open_store(settings.home, settings.embed.model), embed.create(settings))
+    return dense if len(dense) else None
