@@ -8,10 +8,12 @@ a bag of words. Run from the project root:
 
     .venv/bin/python bench/index_bench.py            # both corpora
     .venv/bin/python bench/index_bench.py --docs 20000 --queries 100   # quicker
-    .venv/bin/python bench/index_bench.py -s index.writer_threads=2      # other settings
+    .venv/bin/python bench/index_bench.py -s index.exact_fields=true     # other settings
+    .venv/bin/python bench/index_bench.py --baseline-src /tmp/old/src   # old vs new in one run
 
-To compare with an older navicite on the same machine state, run the bench
-again with ``PYTHONPATH=<copy of the old src>``; the first line names the
+``--baseline-src`` indexes the same documents with the navicite package found in
+that folder (a copy of an older ``src``), in a child process right before the
+current code, and prints both with their ratio; the first line names the
 navicite package actually imported.
 """
 
@@ -23,6 +25,8 @@ import os
 import platform
 import re
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -35,7 +39,6 @@ import navicite
 from navicite.config import load_settings
 from navicite.documents import Document
 from navicite.index import create, free_text, parse_boolean
-from navicite.index.query import Query
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact"
 FUNCTION_WORDS = (
@@ -143,6 +146,7 @@ def time_each(fn: Callable[[str], object], queries: list[str]) -> list[float]:
 def run_navicite(corpus: Corpus, home: Path, batch: int, overrides: list[str]) -> dict[str, float]:
     settings = load_settings(home, overrides)
     index = create(settings)
+    load_before = os.getloadavg()[0]
     # Process CPU time includes tantivy's indexing and merge threads; the calling thread's
     # share is the Python-side work (conversion, fingerprints, language detection).
     start, cpu_start, py_start = time.perf_counter(), time.process_time(), time.thread_time()
@@ -151,6 +155,11 @@ def run_navicite(corpus: Corpus, home: Path, batch: int, overrides: list[str]) -
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     py_cpu = time.thread_time() - py_start
     assert index.count() == len(corpus.docs), (index.count(), len(corpus.docs))
+    # Segment merges started by the last commits run in the background; queries are timed
+    # on the settled index, and the merge time left after the last commit is shown apart.
+    start, cpu_start = time.perf_counter(), time.process_time()
+    index.close()
+    merge_s, merge_cpu = time.perf_counter() - start, time.process_time() - cpu_start
     start = time.perf_counter()
     report = index.upsert(corpus.docs[:batch])
     reingest = time.perf_counter() - start
@@ -176,6 +185,8 @@ def run_navicite(corpus: Corpus, home: Path, batch: int, overrides: list[str]) -
         "cpu_us_per_doc": cpu / len(corpus.docs) * 1e6,
         "py_us_per_doc": py_cpu / len(corpus.docs) * 1e6,
         "index_s": elapsed,
+        "merge_s": merge_s,
+        "merge_cpu_us_per_doc": merge_cpu / len(corpus.docs) * 1e6,
         "reingest_docs_per_s": min(batch, len(corpus.docs)) / reingest,
         "bool_p50": bool_p50,
         "bool_p95": bool_p95,
@@ -185,7 +196,19 @@ def run_navicite(corpus: Corpus, home: Path, batch: int, overrides: list[str]) -
         "snip_p95": snip_p95,
         "bool_with_hits": hits,
         "size_mb": index.stats().size_bytes / 1e6,
+        "load_before": load_before,
     }
+
+
+def run_baseline(src: str, corpus_name: str, args: argparse.Namespace) -> dict[str, float]:
+    """The navicite figures of the package in ``src`` on the same corpus, from a child process."""
+    command = [sys.executable, __file__, "--navicite-json", corpus_name, "--docs", str(args.docs),
+               "--queries", str(args.queries), "--batch", str(args.batch)]
+    for override in args.baseline_overrides:
+        command += ["-s", override]
+    env = {**os.environ, "PYTHONPATH": src}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def run_bm25s(corpus: Corpus) -> dict[str, float]:
@@ -220,12 +243,15 @@ def run_bm25s(corpus: Corpus) -> dict[str, float]:
     }
 
 
-def report(corpus: Corpus, nav: dict[str, float], bm: dict[str, float], batch: int) -> None:
+def report(
+    corpus: Corpus, nav: dict[str, float], bm: dict[str, float], batch: int, base: dict[str, float] | None = None
+) -> None:
     words = sum(d.word_count + len(d.title.split()) for d in corpus.docs) / len(corpus.docs)
     print(f"\n== {corpus.name}: {len(corpus.docs):,} documents, {words:.0f} words/doc on average, "
           f"{len(corpus.boolean_queries)} Boolean + {len(corpus.free_queries)} free-text queries, k=10, "
           f"batch {batch} docs/commit, index {nav['size_mb']:.1f} MB")
-    print(f"{'':28}{'navicite':>12}{'bm25s':>12}{'ratio':>9}")
+    others = ([("baseline", base)] if base else []) + [("bm25s", bm)]
+    print(f"{'':28}{'navicite':>12}" + "".join(f"{name:>12}{'ratio':>9}" for name, _ in others))
     rows = [
         ("indexing docs/s (wall)", "docs_per_s", True),
         ("indexing docs/CPU-second", "docs_per_cpu_s", True),
@@ -236,16 +262,24 @@ def report(corpus: Corpus, nav: dict[str, float], bm: dict[str, float], batch: i
         ("free-text query p95 ms", "free_p95", False),
     ]
     for label, key, higher_better in rows:
-        ratio = nav[key] / bm[key] if bm[key] else float("nan")
-        note = "x faster" if (ratio > 1) == higher_better else "x slower"
-        shown = ratio if ratio >= 1 else 1 / ratio
-        print(f"{label:28}{nav[key]:12,.2f}{bm[key]:12,.2f}{shown:8.2f}{note}")
-    print(f"navicite: Boolean query with snippets p50 {nav['snip_p50']:.2f} ms, p95 {nav['snip_p95']:.2f} ms; "
-          f"re-ingest of {min(batch, len(corpus.docs))} unchanged docs {nav['reingest_docs_per_s']:,.0f} docs/s; "
-          f"{nav['bool_with_hits']}/{len(corpus.boolean_queries)} Boolean queries found something")
-    print(f"navicite indexing CPU: {nav['py_us_per_doc']:.1f} us/doc in the Python thread, "
-          f"{nav['cpu_us_per_doc'] - nav['py_us_per_doc']:.1f} us/doc in tantivy's threads; "
-          f"load avg 1 min now {os.getloadavg()[0]:.2f}")
+        line = f"{label:28}{nav[key]:12,.2f}"
+        for _name, other in others:
+            ratio = nav[key] / other[key] if other[key] else float("nan")
+            note = "x faster" if (ratio > 1) == higher_better else "x slower"
+            shown = ratio if ratio >= 1 else 1 / ratio
+            line += f"{other[key]:12,.2f}{shown:8.2f}{note}"
+        print(line)
+    for name, figures in [("navicite", nav)] + ([("baseline", base)] if base else []):
+        print(f"{name}: Boolean query with snippets p50 {figures['snip_p50']:.2f} ms, p95 {figures['snip_p95']:.2f} ms; "
+              f"re-ingest of {min(batch, len(corpus.docs))} unchanged docs {figures['reingest_docs_per_s']:,.0f} docs/s; "
+              f"{figures['bool_with_hits']}/{len(corpus.boolean_queries)} Boolean queries found something; "
+              f"index {figures['size_mb']:.1f} MB")
+        print(f"{name} indexing CPU: {figures['py_us_per_doc']:.1f} us/doc in the Python thread, "
+              f"{figures['cpu_us_per_doc'] - figures['py_us_per_doc']:.1f} us/doc in tantivy's threads; merges left "
+              f"after the last commit {figures.get('merge_s', float('nan')):.2f} s, "
+              f"{figures.get('merge_cpu_us_per_doc', float('nan')):.1f} us CPU/doc; "
+              f"load avg 1 min before indexing {figures['load_before']:.2f}")
+    print(f"load avg 1 min now {os.getloadavg()[0]:.2f}")
 
 
 def main() -> None:
@@ -256,27 +290,41 @@ def main() -> None:
     parser.add_argument("--skip-scifact", action="store_true")
     parser.add_argument(
         "-s", "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-        help="navicite setting for the run, e.g. index.writer_threads=2 (repeatable)",
+        help="navicite setting for the run, e.g. index.exact_fields=true (repeatable)",
     )
+    parser.add_argument("--baseline-src", help="folder holding an older navicite package to compare with, in the same run")
+    parser.add_argument(
+        "--baseline-set", dest="baseline_overrides", action="append", default=[], metavar="KEY=VALUE",
+        help="setting for the baseline run only (repeatable)",
+    )
+    parser.add_argument("--navicite-json", metavar="CORPUS", help=argparse.SUPPRESS)  # child process of --baseline-src
     args = parser.parse_args()
-    batch = args.batch or load_settings(Path(tempfile.gettempdir()) / "unused").ingest.batch_size
+    args.batch = args.batch or load_settings(Path(tempfile.gettempdir()) / "unused").ingest.batch_size
+    makers: dict[str, Callable[[], Corpus]] = {}
+    if not args.skip_scifact and (SCIFACT / "corpus.jsonl").is_file():
+        makers["scifact"] = lambda: scifact(args.queries)
+    makers["synthetic"] = lambda: synthetic(args.docs, args.queries)
+    if args.navicite_json:
+        with tempfile.TemporaryDirectory(prefix="navicite-bench-") as home:
+            print(json.dumps(run_navicite(makers[args.navicite_json](), Path(home), args.batch, args.overrides)))
+        return
     index_settings = load_settings(Path(tempfile.gettempdir()) / "unused", args.overrides).index
     print(f"navicite imported from {Path(navicite.__file__).parent}")
+    if args.baseline_src:
+        print(f"baseline navicite from {args.baseline_src} (settings {args.baseline_overrides or 'its defaults'})")
     print(f"machine: {machine()}")
     print(
         f"index settings: writer heap {index_settings.writer_heap_mb} MB, {index_settings.writer_threads} writer thread(s), "
-        f"stemming {index_settings.stemming}, title boost {index_settings.title_boost}"
+        f"stemming {index_settings.stemming}, exact fields {index_settings.exact_fields}, "
+        f"title boost {index_settings.title_boost}"
     )
-    corpora: list[Callable[[], Corpus]] = []
-    if not args.skip_scifact and (SCIFACT / "corpus.jsonl").is_file():
-        corpora.append(lambda: scifact(args.queries))
-    corpora.append(lambda: synthetic(args.docs, args.queries))
-    for make in corpora:
+    for name, make in makers.items():
+        base = run_baseline(args.baseline_src, name, args) if args.baseline_src else None
         corpus = make()
         with tempfile.TemporaryDirectory(prefix="navicite-bench-") as home:
-            nav = run_navicite(corpus, Path(home), batch, args.overrides)
+            nav = run_navicite(corpus, Path(home), args.batch, args.overrides)
         bm = run_bm25s(corpus)
-        report(corpus, nav, bm, batch)
+        report(corpus, nav, bm, args.batch, base)
 
 
 if __name__ == "__main__":

@@ -41,8 +41,16 @@ class IndexSettings(Section):
         "as one text (weight 1), plus this weight on the title alone (0 = none).",
     )
     writer_heap_mb: int = Field(256, ge=16, description="Memory for the index writer.")
-    writer_threads: int = Field(1, ge=1, le=16)
+    writer_threads: int = Field(
+        2, ge=1, le=16, description="Indexing threads of the writer; analysis runs in them, beside the Python thread."
+    )
     stemming: bool = Field(True, description="English stemming of words in the index (fixed when the index is created).")
+    exact_fields: bool = Field(
+        False,
+        description="Also index abstract and body on their own, so 'abstract:' and 'body:' queries look at that part "
+        "only; without it they search title, abstract and body together, and indexing is about 40% faster (fixed "
+        "when the index is created).",
+    )
     lock_wait_s: float = Field(5.0, ge=0, description="How long a write waits for another process's writer to finish.")
     writer_linger_s: float = Field(
         1.0, ge=0, description="Seconds the index writer stays open after a write, so consecutive batches share it."
@@ -138,6 +146,16 @@ class RerankSettings(Section):
     dense_weight: float = Field(0.5, ge=0.0, description="Hybrid: weight of the embedding cosine.")
     bm25_weight: float = Field(0.4, ge=0.0, description="Hybrid: weight of the flat-question BM25 score.")
     agreement_weight: float = Field(0.1, ge=0.0, description="Hybrid: weight of portfolio agreement.")
+    # navicite backend: hybrid orders all candidates, the cross-encoder re-scores the head
+    # (270 pairs at 256 tokens do not fit 2 s on 2 cores; see bench/rerank_bench.py).
+    cascade_depth: int = Field(40, ge=0, description="navicite: candidates of the hybrid order the cross-encoder scores.")
+    cascade_max_length: int = Field(128, ge=16, description="navicite: tokens per (question, passage) pair.")
+    cascade_weight: float = Field(0.5, ge=0.0, le=1.0, description="navicite: weight of the cross-encoder score against the hybrid score.")
+    onnx_variant: Literal["int8", "fp32"] = Field("int8", description="navicite: which exported ONNX model to run.")
+    onnx_threads: int = Field(2, ge=1, description="navicite: ONNX Runtime intra-op threads.")
+    llm_depth: int = Field(20, ge=0, description="llm: candidates of the hybrid order the LLM grades.")
+    llm_batch: int = Field(4, ge=1, le=10, description="llm: passages graded by one call.")
+    llm_passage_chars: int = Field(700, ge=100, description="llm: characters of each passage shown to the LLM.")
 
 
 class NavigateSettings(Section):
@@ -179,7 +197,10 @@ class GenerateSettings(Section):
     )
     lexical_accept: float = Field(0.8, ge=0.0, le=1.0, description="Hybrid: overlap at or above this is accepted without asking the judge.")
     judge_max_calls: int = Field(16, ge=0, description="Most judge calls per answer; beyond it the lexical score decides.")
-    language_retry: bool = Field(True, description="Redraft once when the draft is not in the question's language.")
+    language_retry: bool = Field(True, description="Translate the draft once (one call) when it is not in the question's language.")
+    language_repair_share: float = Field(
+        0.25, ge=0.0, le=1.0, description="Translate the draft when more than this share of its sentences is in another language."
+    )
 
 
 class ServerSettings(Section):

@@ -176,6 +176,31 @@ def test_boolean_queries_select_the_right_documents(sample_index: LexicalIndex, 
         assert found == expected
 
 
+def test_part_queries_use_the_combined_text_unless_exact_fields(make_index: Callable[..., LexicalIndex], tmp_path: Path) -> None:
+    docs = [
+        Document("t", "Kinase", "Other words.", "More words about liver."),
+        Document("a", "Other", "Kinase words.", "More words about heart."),
+        Document("b", "Other", "Plain words.", "Kinase in the liver."),
+    ]
+    combined = make_index()
+    combined.upsert(docs)
+    assert sorted(ids(combined.search(parse_boolean("body:kinase"), 5))) == ["a", "b", "t"]
+    assert ids(combined.search(parse_boolean("title:kinase"), 5)) == ["t"]  # the title keeps its own field
+    assert ids(combined.search(parse_boolean('body:"kinase in the liver"'), 5)) == ["b"]  # phrases work there too
+    exact = make_index("index.exact_fields=true", home=tmp_path / "exact")
+    exact.upsert(docs)
+    assert ids(exact.search(parse_boolean("body:kinase"), 5)) == ["b"]
+    assert ids(exact.search(parse_boolean("abstract:kinase AND NOT body:liver"), 5)) == ["a"]
+    # Fixed when the index is created: reopening with the other setting changes nothing.
+    assert ids(make_index(home=tmp_path / "exact").search(parse_boolean("body:kinase"), 5)) == ["b"]
+    assert len(make_index("index.exact_fields=true").search(parse_boolean("body:kinase"), 5)) == 3
+
+
+def test_snippets_highlight_field_scoped_words_in_any_part(sample_index: LexicalIndex) -> None:
+    [hit] = sample_index.search(parse_boolean("title:gene AND body:liver"), 5, snippets=True)
+    assert hit.doc_id == "genes" and f"{HIGHLIGHT_START}liver{HIGHLIGHT_END}" in hit.snippet
+
+
 def test_title_boost_setting_adds_weight_to_title_matches(make_index: Callable[..., LexicalIndex]) -> None:
     # Same words in both documents, so the combined field cannot tell them apart.
     docs = [Document("in-title", "Kinase", "Other words here."), Document("in-abstract", "Other", "Kinase words here.")]
@@ -310,7 +335,7 @@ def test_open_reader_sees_other_writers_commits(docs: list[Document], tmp_path: 
     assert search(reader_side, "diuretics") == ["heart"]
 
 
-@pytest.mark.parametrize("old_format", [2, 999])
+@pytest.mark.parametrize("old_format", [2, 3, 999])
 def test_index_of_another_format_is_refused(
     old_format: int, docs: list[Document], make_index: Callable[..., LexicalIndex], tmp_path: Path
 ) -> None:

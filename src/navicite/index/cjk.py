@@ -17,12 +17,21 @@ _CJK_CLASS = (
     "\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff\U00020000-\U0002fa1f"
 )
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+# First bytes of the UTF-8 form of every character in the class above (E1: U+1xxx,
+# E3-ED: U+3xxx-U+Dxxx, EF: U+Fxxx, F0: U+10000-U+3FFFF), plus some neighbours.
+_CJK_LEADS = {0xE1, *range(0xE3, 0xEE), 0xEF, 0xF0}
+_NOT_CJK_LEADS = bytes(b for b in range(256) if b not in _CJK_LEADS)
 
 
 def has_cjk(text: str) -> bool:
     """Whether the text contains any CJK character."""
-    # isascii is a C-speed scan; most text of English collections stops here.
-    return not text.isascii() and _CJK_RUN.search(text) is not None
+    # isascii is a C-speed scan; most text of English collections stops here. Non-ASCII
+    # Latin text (dashes, Greek letters, µ) rarely has a byte that can start a CJK
+    # character, and deleting all other bytes also runs at C speed: about ten times
+    # faster than the regex, which only sees the texts that keep a byte.
+    if text.isascii() or not text.encode("utf-8", "surrogatepass").translate(None, _NOT_CJK_LEADS):
+        return False
+    return _CJK_RUN.search(text) is not None
 
 
 def cjk_runs(text: str) -> list[str]:

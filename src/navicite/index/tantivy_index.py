@@ -40,7 +40,7 @@ class TantivyIndex:
         self.path = Path(path)
         self.settings = settings
         self._index: tantivy.Index | None = None
-        self._analysis = ts.Analysis(stemming=settings.stemming)
+        self._analysis = ts.Analysis(stemming=settings.stemming, exact_fields=settings.exact_fields)
         self._schema: tantivy.Schema | None = None
         self._renderer: Renderer | None = None
         self._highlighter: Renderer | None = None
@@ -70,19 +70,20 @@ class TantivyIndex:
                 f"cannot open the index at {self.path}: {exc}; if it was built by another program, move it away"
             ) from exc
         if not info_path.is_file():
-            info_path.write_text(json.dumps({"format": ts.FORMAT, "stemming": self._analysis.stemming}) + "\n")
+            info = {"format": ts.FORMAT, "stemming": self._analysis.stemming, "exact_fields": self._analysis.exact_fields}
+            info_path.write_text(json.dumps(info) + "\n")
         self._index, self._schema = index, schema
         boosts = {ts.ALL: 1.0, "title": self.settings.title_boost}
-        self._renderer = Renderer(schema, self._analysis.stemming, boosts)
-        # Snippets are cut from the stored fields, so their generators need the words as
-        # searches of those fields; this query is only read for its terms, never run.
-        self._highlighter = Renderer(schema, self._analysis.stemming, dict.fromkeys(FIELDS, 1.0))
+        self._renderer = Renderer(schema, self._analysis.stemming, boosts, self._analysis.field_routes)
+        # The snippet generator works on the combined field, so it needs every word of the
+        # query as a search of that field; this query is only read for its terms, never run.
+        self._highlighter = Renderer(schema, self._analysis.stemming, {ts.ALL: 1.0}, dict.fromkeys(FIELDS, ts.ALL))
         return index
 
     def _read_info(self, info_path: Path) -> ts.Analysis:
         try:
             info = json.loads(info_path.read_text())
-            fmt, stemming = int(info["format"]), bool(info["stemming"])
+            fmt, stemming, exact = int(info["format"]), bool(info["stemming"]), bool(info.get("exact_fields", False))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise IndexStoreError(f"{info_path} is damaged ({exc}); delete {self.path} and ingest again") from exc
         if fmt != ts.FORMAT:
@@ -90,8 +91,8 @@ class TantivyIndex:
                 f"the index at {self.path} has format {fmt}, this navicite reads format {ts.FORMAT}: "
                 f"delete {self.path} and ingest again"
             )
-        # Stemming is fixed when the index is built; a changed setting applies to the next new index.
-        return ts.Analysis(stemming=stemming)
+        # Analysis is fixed when the index is built; a changed setting applies to the next new index.
+        return ts.Analysis(stemming=stemming, exact_fields=exact)
 
     def _searcher(self) -> tantivy.Searcher | None:
         index = self._open(create=False)
@@ -146,6 +147,7 @@ class TantivyIndex:
                 changes.append((doc_id, doc, fingerprint, old is not None))
         if not changes:
             return report
+        exact_fields = self._analysis.exact_fields
         # Documents go to tantivy one by one: its indexing thread analyses them while this
         # thread converts the next, so the Python-side work mostly overlaps tantivy's.
         with self._writer().commit() as writer:
@@ -156,7 +158,7 @@ class TantivyIndex:
                 else:
                     report.added.append(doc_id)
                 language = detect_language(doc.title, doc.abstract, doc.text)
-                writer.add_document(ts.to_tantivy(doc, fingerprint, language))
+                writer.add_document(ts.to_tantivy(doc, fingerprint, language, exact_fields))
         return report
 
     def delete(self, doc_ids: Iterable[str]) -> list[str]:
@@ -201,7 +203,7 @@ class TantivyIndex:
             cjk_texts = [run for leaf in leaves(query) for run in cjk_runs(leaf.text)]
             assert self._highlighter is not None
             highlight = self._highlighter.render(query)
-            makers = Snippets(searcher, highlight or rendered, self._schema, cjk_texts)
+            makers = Snippets(searcher, highlight or rendered, self._schema, ts.ALL, cjk_texts)
         results = []
         for score, address in hits:
             stored = searcher.doc(address)
@@ -210,7 +212,7 @@ class TantivyIndex:
                     doc_id=stored.get_first(ts.ID) or "",
                     score=float(score),
                     title=stored.get_first("title") or "",
-                    snippet=makers.snippet(stored) if makers else "",
+                    snippet=makers.snippet({name: ts.stored_text(stored, name) for name in FIELDS}) if makers else "",
                     link=stored.get_first(ts.LINK) or "",
                 )
             )

@@ -8,6 +8,7 @@ looked up as bigram phrases in the ``*_cjk`` fields.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, replace
 
@@ -33,12 +34,14 @@ class Renderer:
 
     ``field_boosts`` names the fields searched when a leaf names no field, with their
     weights (for searching: the combined ``all`` field plus, optionally, the title;
-    for snippets: the stored fields whose words are highlighted).
+    for snippets: the combined field, whose analyzer every part shares). ``routes`` maps
+    a part named in a query to the indexed field that answers it (by default its own).
     """
 
     schema: tantivy.Schema
     stemming: bool
     field_boosts: dict[str, float]
+    routes: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._words = word_analyzer(self.stemming)
@@ -84,7 +87,7 @@ class Renderer:
         if leaf.field is not None:
             if leaf.field not in FIELDS:
                 raise UserInputError(f"unknown field {leaf.field!r} in a query (fields: {', '.join(FIELDS)})")
-            fields = {leaf.field: leaf.boost}
+            fields = {self.routes.get(leaf.field, leaf.field): leaf.boost}
         else:
             fields = {name: weight * leaf.boost for name, weight in self.field_boosts.items() if weight > 0}
         clauses = []

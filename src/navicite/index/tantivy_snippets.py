@@ -1,9 +1,11 @@
 """Highlighted snippets of search hits.
 
-tantivy's snippet generator highlights the words a query matched in the word
-fields. CJK words are matched through bigram fields it cannot highlight from,
-so for them the snippet is cut around the first occurrence of a query's CJK
-text and every occurrence is marked.
+tantivy's snippet generator highlights the words a query matched. One
+generator, made for the combined field, serves every part: all parts share its
+analyzer, and abstract and body have no stored word field of their own. CJK
+words are matched through bigram fields it cannot highlight from, so for them
+the snippet is cut around the first occurrence of a query's CJK text and every
+occurrence is marked.
 """
 
 from __future__ import annotations
@@ -23,36 +25,42 @@ _SNIPPET_FIELDS = ("body", "abstract", "title")
 
 
 class Snippets:
-    """Snippet makers for one query, reused for every hit of it.
+    """The snippet maker for one query, reused for every hit of it.
 
-    ``cjk_texts`` are the CJK runs of the query's (non-excluded) leaves.
+    ``query`` must search ``field`` (the combined field) only; ``cjk_texts`` are the
+    CJK runs of the query's (non-excluded) leaves.
     """
 
     def __init__(
-        self, searcher: tantivy.Searcher, query: tantivy.Query, schema: tantivy.Schema, cjk_texts: list[str]
+        self, searcher: tantivy.Searcher, query: tantivy.Query, schema: tantivy.Schema, field: str, cjk_texts: list[str]
     ) -> None:
-        self._generators = []
-        for name in _SNIPPET_FIELDS:
-            generator = tantivy.SnippetGenerator.create(searcher, query, schema, name)
-            generator.set_max_num_chars(SNIPPET_CHARS)
-            self._generators.append(generator)
+        self._field = field
+        self._generator = tantivy.SnippetGenerator.create(searcher, query, schema, field)
+        self._generator.set_max_num_chars(SNIPPET_CHARS)
         self._cjk = re.compile("|".join(map(re.escape, sorted(set(cjk_texts), key=len, reverse=True)))) if cjk_texts else None
 
-    def snippet(self, doc: tantivy.Document) -> str:
-        """Matches in the body, else the abstract, else the title; else the opening of the first text."""
+    def snippet(self, parts: dict[str, str]) -> str:
+        """Matches in the body, else the abstract, else the title; else the opening of the first text.
+
+        ``parts`` maps ``title``/``abstract``/``body`` to the document's texts.
+        """
         texts = []
-        for name, generator in zip(_SNIPPET_FIELDS, self._generators):
-            snippet = generator.snippet_from_doc(doc)
+        for name in _SNIPPET_FIELDS:
+            text = parts.get(name, "")
+            if not text:
+                continue
+            # The generator reads its field's values from the document it is given.
+            holder = tantivy.Document()
+            holder.add_text(self._field, text)
+            snippet = self._generator.snippet_from_doc(holder)
             ranges = snippet.highlighted()
             if ranges:
                 return mark(snippet.fragment(), _char_ranges(snippet.fragment(), [(r.start, r.end) for r in ranges]))
-            text = doc.get_first(name)
-            if text and self._cjk is not None:
+            if self._cjk is not None:
                 found = self._cjk_snippet(text)
                 if found:
                     return found
-            if text:
-                texts.append(text)
+            texts.append(text)
         return _opening(texts[0]) if texts else ""
 
     def _cjk_snippet(self, text: str) -> str:
