@@ -52,7 +52,7 @@ class EvalResources:
         """The settings that change rankings (not speed or locking), recorded with a run."""
         from navicite.index import INDEX_FORMATS
 
-        index = self.settings.index.model_dump(include={"backend", "stemming"})
+        index = self.settings.index.model_dump(include={"backend", "stemming", "exact_fields"})
         index["format"] = INDEX_FORMATS.get(self.settings.index.backend)
         boosts = self.settings.index.model_dump(include={"title_boost"})
         return {"index": index, "boosts": boosts, "embed": {"model": self.settings.embed.model}}
