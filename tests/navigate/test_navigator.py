@@ -33,8 +33,8 @@ def tree() -> KnowledgeTree:
     return KnowledgeTree("farm", "fp", root, segments)
 
 
-ENTRY = re.compile(r"^\[(\d+)\] (.+?) \(", re.M)
-PASSAGE = re.compile(r'<passage n="(\d+)">\n(.*?)\n</passage>', re.S)
+ENTRY = re.compile(r"^\[(\d+)\] (.+?) \(", re.MULTILINE)
+PASSAGE = re.compile(r'<passage n="(\d+)">\n(.*?)\n</passage>', re.DOTALL)
 
 
 class NavModel:
@@ -184,3 +184,42 @@ def test_run_many_navigates_each_tree_with_its_own_budget(tmp_path: Any, kit: An
     results = Navigator(ScriptedLLM(default=model), settings).run_many("soil?", [tree(), tree()])
     assert [r.steps for r in results] == [1, 1]
     assert [[e.path for e in r.evidence] for r in results] == [[("Farm report", "Water")]] * 2
+
+
+def test_evidence_comes_back_breadth_first_by_each_steps_picks(tmp_path: Any, kit: Any) -> None:
+    # One leaf of four long passages, shown two per leaf step (leaf_prompt_tokens=128).
+    texts = [f"Passage {n}: " + "the harvest of the valley farms was stored in the barns. " * 4 for n in "ABCD"]
+    segments = [SegmentRef(i, i * 60, i * 60 + 55, t) for i, t in enumerate(texts)]
+    leaf = Node("0.1", "Harvest", [Paragraph("Harvests stored in barns.", [0, 1, 2, 3])], segments=[0, 1, 2, 3])
+    other = Node("0.2", "Weather", [Paragraph("Rain.", [0])], segments=[0])
+    long_tree = KnowledgeTree("farm", "fp", Node("0", "Farm report", children=[leaf, other]), segments)
+    settings = kit.tree_settings(tmp_path, "navigate.leaf_prompt_tokens=128", "navigate.concurrency=1")
+    replies = [
+        {"labels": [{"entry": 1, "label": "EXPLORE"}], "gap": "g", "closed": False},
+        {"passages": [2, 1], "gap": "g", "closed": False},  # B first, then A
+        {"passages": [1, 2], "gap": "g", "closed": False},  # C first, then D
+    ]
+    result = Navigator(ScriptedLLM(replies, concurrency=1), settings).run("Where was the harvest stored?", long_tree)
+    assert [t.decision for t in result.trace if t.kind == "leaf"] == [{"passages": [1, 0]}, {"passages": [2, 3]}]
+    # Each step's first pick before any second pick: a budget that holds two passages gets B and C, not A and B.
+    assert [e.segments for e in result.evidence] == [(1,), (2,), (0,), (3,)]
+
+
+def test_a_root_labelled_info_only_with_the_gap_open_still_reads_passages(settings: Any, kit: Any) -> None:
+    # The small model labels the likeliest topic INFO, explores nothing and leaves the gap open.
+    replies = [
+        {"labels": [{"entry": 2, "label": "INFO"}, {"entry": 3, "label": "SKIP"}], "gap": "what was done", "closed": False},
+        {"labels": [{"entry": 2, "label": "EXPLORE"}], "gap": "what was done", "closed": False},
+        {"passages": [1], "gap": "", "closed": True},
+    ]
+    result = Navigator(ScriptedLLM(replies, concurrency=1), settings).run("What was done to the soil?", tree())
+    assert result.trace[0].decision["labels"] == {"Soil": "INFO", "Water": "SKIP"}  # the summary is kept, the subtree read
+    assert [(e.kind, e.path) for e in result.evidence] == [
+        ("summary", ("Farm report", "Soil")), ("passage", ("Farm report", "Soil", "Treatment"))]
+    assert result.closed and result.steps == 3
+
+
+def test_a_root_labelled_info_that_closes_the_gap_ends_the_walk(settings: Any, kit: Any) -> None:
+    replies = [{"labels": [{"entry": 2, "label": "INFO"}], "gap": "", "closed": True}]
+    result = Navigator(ScriptedLLM(replies, concurrency=1), settings).run("What was done to the soil?", tree())
+    assert [e.kind for e in result.evidence] == ["summary"] and result.closed and result.steps == 1

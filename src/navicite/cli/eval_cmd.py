@@ -191,9 +191,13 @@ def evidence(
     per_doc: Annotated[Optional[int], typer.Option("--per-doc", min=1, help="Use only the first N questions of each document.")] = None,
     limit: LimitOption = None,
     json_out: JsonOption = False,
-    out: Annotated[Optional[Path], typer.Option("--out", help="Folder for per-question records (evidence.jsonl); resumes a run.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Folder for per-question records (evidence.jsonl, answers.jsonl); resumes a run.")] = None,
+    answer: Annotated[bool, typer.Option("--answer", help="Also let the model answer from each method's evidence: multiple-choice accuracy or short-answer EM/F1.")] = False,
 ) -> None:
-    """Answer-in-context recall of the evidence each method finds inside long documents (same token budget)."""
+    """Answer-in-context recall of the evidence each method finds inside long documents (same token budget).
+
+    With --answer the same model answers every question from every method's evidence.
+    """
     from navicite.eval.datasets import load_dataset
     from navicite.eval.evidence import EvidenceRunner, first_per_document
 
@@ -206,11 +210,13 @@ def evidence(
     questions = questions[:limit] if limit else questions
     with _progress() as bar:
         update = _task_updater(bar)
-        report = EvidenceRunner(data, settings(ctx), method or ["bm25", "dense"], budget, out_dir=out, progress=update).run(questions)
+        report = EvidenceRunner(data, settings(ctx), method or ["bm25", "dense"], budget, out_dir=out, progress=update,
+                                answer=answer).run(questions)
     if json_out:
         print_json(report.to_dict())
         return
-    err_console.print(f"Evidence recall: {data.name}, budget {budget} tokens", markup=False, highlight=False)
+    err_console.print(f"Evidence {'recall and answers' if answer else 'recall'}: {data.name}, budget {budget} tokens, "
+                      f"{len(questions)} questions", markup=False, highlight=False)
     for name, figures in report.methods.items():
         shown = ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in figures.items())
         err_console.print(f"  {name}: {shown}", markup=False, highlight=False)

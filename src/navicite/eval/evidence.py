@@ -10,8 +10,12 @@ method, then scored by how much of the gold answer they contain (NaviRAG's
 - ``navi`` / ``navi-memory``: the navigation agent's evidence in the document's
   knowledge tree (built on first use into the run's cache, with its cost recorded).
 
-Records are appended to ``evidence.jsonl`` in the output folder as they finish, and a
-later run with the same folder and budget skips them, so a slow model run resumes.
+With ``answer``, the model then answers each question from each method's evidence
+(eval/reading.py): multiple-choice accuracy, or EM/F1 of a short answer.
+
+Records are appended to ``evidence.jsonl`` (and ``answers.jsonl``) in the output folder
+as they finish, and a later run with the same folder and budget skips them, so a slow
+model run resumes.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -30,17 +34,20 @@ from navicite.documents import Document, Segment
 from navicite.errors import UserInputError
 from navicite.eval.datasets import EvalDataset, EvalQuestion
 from navicite.eval.metrics import answer_in_context_recall
+from navicite.eval.reading import EvidenceReader, ReadingRecord, summarise_reading
 from navicite.generate.sources import estimate_tokens, truncate_to_tokens
 from navicite.ingest import segment
 from navicite.llm.base import LLM
 
 RECORDS_FILE = "evidence.jsonl"
+ANSWERS_FILE = "answers.jsonl"
 METHODS: tuple[str, ...] = ("bm25", "dense", "navi", "navi-memory")
 
 #: Tokens the " …" ending of a cut text costs.
 _ELLIPSIS_TOKENS = 2
 #: Called with (method, questions done, questions total).
 Progress = Callable[[str, int, int], None]
+_Saved = TypeVar("_Saved", "EvidenceRecord", ReadingRecord)
 
 
 @dataclass
@@ -216,13 +223,15 @@ def create_evidence_method(name: str, settings: Settings, folder: Path, llm: LLM
 
 @dataclass
 class EvidenceReport:
-    """Per method: questions scored, mean recall, mean evidence tokens, LLM calls; tree builds."""
+    """Per method: questions scored, mean recall, mean evidence tokens, LLM calls (and answer
+    scores when answering); tree builds."""
 
     dataset: str
     budget: int
     methods: dict[str, dict[str, float]]
     builds: dict[str, dict[str, Any]]
     records: list[EvidenceRecord]
+    readings: list[ReadingRecord] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"dataset": self.dataset, "budget_tokens": self.budget, "methods": self.methods, "tree_builds": self.builds}
@@ -240,6 +249,7 @@ class EvidenceRunner:
         out_dir: Path | None = None,
         progress: Progress | None = None,
         llm: LLM | None = None,
+        answer: bool = False,
     ) -> None:
         unknown = [m for m in methods if m not in METHODS]
         if unknown or not methods:
@@ -252,30 +262,52 @@ class EvidenceRunner:
         self.budget = budget
         self.out_dir = out_dir
         self.progress = progress or (lambda method, done, total: None)
-        self.llm = llm
+        self._llm = llm
+        self.answer = answer
         self.folder = settings.cache_dir / "eval" / dataset.corpus_key()
 
+    @property
+    def llm(self) -> LLM:
+        """The model shared by navigation and answering, loaded on first use."""
+        if self._llm is None:
+            from navicite import llm as llm_layer
+
+            self._llm = llm_layer.create(self.settings)
+        return self._llm
+
     def run(self, questions: list[EvalQuestion]) -> EvidenceReport:
-        """Find, cut, score; records already in the output folder (same budget) are reused."""
+        """Find, cut, score (and answer); records already in the output folder (same budget) are reused."""
         documents = {d.id: d for d in self.dataset.corpus}
-        done = self._load()
+        done = self._load(RECORDS_FILE, EvidenceRecord)
+        answered = self._load(ANSWERS_FILE, ReadingRecord) if self.answer else {}
         records: list[EvidenceRecord] = []
+        readings: list[ReadingRecord] = []
         summary: dict[str, dict[str, float]] = {}
         for name in self.methods:
             method: EvidenceMethod | None = None
             mine = []
+            read = []
             for count, question in enumerate(questions, start=1):
                 record = done.get((name, question.id))
                 if record is None:
-                    method = method or create_evidence_method(name, self.settings, self.folder, self.llm)
+                    needs_llm = name.startswith("navi")
+                    method = method or create_evidence_method(name, self.settings, self.folder, self.llm if needs_llm else None)
                     record = self._one(method, question, documents)
-                    self._save(record)
+                    self._save(RECORDS_FILE, record)
                 mine.append(record)
+                if self.answer:
+                    read.append(answered.get((name, question.id)) or self._read(record, question))
                 self.progress(name, count, len(questions))
             records.extend(mine)
-            summary[name] = _summarise(mine)
+            readings.extend(read)
+            summary[name] = {**_summarise(mine), **(summarise_reading(read) if self.answer else {})}
         navigated = sorted({r.doc_id for r in records if r.method.startswith("navi")})
-        return EvidenceReport(self.dataset.name, self.budget, summary, self._tree_costs(navigated), records)
+        return EvidenceReport(self.dataset.name, self.budget, summary, self._tree_costs(navigated), records, readings)
+
+    def _read(self, record: EvidenceRecord, question: EvalQuestion) -> ReadingRecord:
+        reading = EvidenceReader(self.llm).run(record.method, question, record.evidence, self.budget)
+        self._save(ANSWERS_FILE, reading)
+        return reading
 
     def _tree_costs(self, doc_ids: list[str]) -> dict[str, dict[str, Any]]:
         """Build cost of each navigated document's stored tree (read back, so a resumed run reports it too)."""
@@ -310,25 +342,26 @@ class EvidenceRunner:
             paths=list(extra.get("paths", [])),
         )
 
-    def _load(self) -> dict[tuple[str, str], EvidenceRecord]:
-        path = self.out_dir / RECORDS_FILE if self.out_dir else None
-        found: dict[tuple[str, str], EvidenceRecord] = {}
+    def _load(self, name: str, kind: type[_Saved]) -> dict[tuple[str, str], _Saved]:
+        """Records of this budget in the output folder's file ``name``, by (method, question id)."""
+        path = self.out_dir / name if self.out_dir else None
+        found: dict[tuple[str, str], _Saved] = {}
         if path is None or not path.is_file():
             return found
         for line in path.read_text(encoding="utf-8").splitlines():
             try:
-                record = EvidenceRecord(**json.loads(line))
+                record = kind(**json.loads(line))
             except (json.JSONDecodeError, TypeError):
                 continue  # the last line of an interrupted run may be cut short
             if record.budget == self.budget:
                 found[(record.method, record.question_id)] = record
         return found
 
-    def _save(self, record: EvidenceRecord) -> None:
+    def _save(self, name: str, record: EvidenceRecord | ReadingRecord) -> None:
         if self.out_dir is None:
             return
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        with (self.out_dir / RECORDS_FILE).open("a", encoding="utf-8") as handle:
+        with (self.out_dir / name).open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(record.to_dict(), ensure_ascii=False) + "\n")
 
 

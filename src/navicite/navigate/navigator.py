@@ -12,6 +12,11 @@ The memory variant (``navigate.memory``) first classifies the question. For a
 accepts "closed" only once evidence comes from at least two top-level topics. Each step
 also records up to three notes, each tied to the entry or passage it was read from.
 
+The evidence comes back breadth first: every step's first pick (in the order the steps
+ran), then every step's second pick, and so on. A reader with a token budget then gets
+the best of each place the agent looked, not all of the first leaf it read (the small
+model tends to pick every passage it is shown, in document order).
+
 A reply the model derails (bad JSON, unknown entry numbers) never ends the walk: a
 failed level step explores the child sharing most words with the question, a failed
 leaf step keeps the passage sharing most words with it.
@@ -29,7 +34,13 @@ from navicite import prompts
 from navicite.config import Settings
 from navicite.llm.base import LLM, CallOptions, LLMError, Message
 from navicite.navigate.evidence import Evidence, Navigation, Note, TraceStep
-from navicite.navigate.tree import KnowledgeTree, Node, SegmentRef, token_count, words_of
+from navicite.navigate.tree import (
+    KnowledgeTree,
+    Node,
+    SegmentRef,
+    token_count,
+    words_of,
+)
 
 T = TypeVar("T", bound=BaseModel)
 #: Top-level topics a synthesis question must draw on before its gap may close.
@@ -98,7 +109,8 @@ class _Walk:
     result: Navigation
     slots: asyncio.Semaphore
     budget: int
-    seen: set[tuple[str, str, str, tuple[int, ...]]] = field(default_factory=set)
+    #: Per evidence key found so far, its position among the picks of the step that found it.
+    ranks: dict[tuple[str, str, str, tuple[int, ...]], int] = field(default_factory=dict)
 
     @property
     def stopped(self) -> bool:
@@ -136,6 +148,7 @@ class Navigator:
         if self.memory:
             await self._classify(walk)
         await self._visit(walk, tree.root, (tree.root.title,))
+        walk.result.evidence.sort(key=lambda e: walk.ranks[e.key])  # stable: steps keep their order within a rank
         return walk.result
 
     # -- steps ---------------------------------------------------------------------------
@@ -170,22 +183,25 @@ class Navigator:
         except _Stopped:
             return
         labels = self._labels(reply, len(children))
-        if not any(l in ("EXPLORE", "INFO") for l in labels.values()) and (error or node is walk.tree.root):
-            # A failed step, or a root where nothing looked relevant: look in the likeliest child anyway.
-            labels = {self._closest(walk.question, [c.content + " " + c.title for c in children]): "EXPLORE"}
-        for entry, label in labels.items():
-            child = children[entry - 1]
-            if label == "INFO":
-                self._add(walk, Evidence(walk.tree.doc_id, "summary", child.content, (*path, child.title), child.id,
-                                         tuple(sorted(child.sources()))))
+        info = [children[e - 1] for e, l in labels.items() if l == "INFO"]
+        for rank, child in enumerate(info):
+            self._add(walk, Evidence(walk.tree.doc_id, "summary", child.content, (*path, child.title), child.id,
+                                     tuple(sorted(child.sources()))), rank)
         if reply is not None and isinstance(reply, LevelMemoryReply):
             self._keep_notes(walk, reply.notes, {i: ((*path, c.title), tuple(sorted(c.sources()))) for i, c in enumerate(children, 1)})
         self._update_gap(walk, reply)
+        explore = [e for e, l in labels.items() if l == "EXPLORE"]
+        if not explore and not walk.result.closed and (error or node is walk.tree.root):
+            # A failed step, or a root the walk would leave with the gap open and at most summaries in hand:
+            # read the likeliest child's passages anyway (among the INFO ones, if any: a summary is not the source).
+            pool = [e for e, l in labels.items() if l == "INFO"] or list(range(1, len(children) + 1))
+            pick = pool[self._closest(walk.question, [children[e - 1].content + " " + children[e - 1].title for e in pool]) - 1]
+            labels.setdefault(pick, "EXPLORE")
+            explore = [pick]
         walk.result.trace.append(
             TraceStep("level", path, {"labels": {children[e - 1].title: l for e, l in labels.items()}}, walk.result.gap, error)
         )
-        explore = [children[e - 1] for e, l in labels.items() if l == "EXPLORE"]
-        await asyncio.gather(*(self._visit(walk, child, (*path, child.title)) for child in explore))
+        await asyncio.gather(*(self._visit(walk, children[e - 1], (*path, children[e - 1].title)) for e in explore))
 
     async def _leaf(self, walk: _Walk, node: Node, path: tuple[str, ...]) -> None:
         passages = [walk.tree.segments[i] for i in node.segments if 0 <= i < len(walk.tree.segments)]
@@ -201,12 +217,12 @@ class Navigator:
             except _Stopped:
                 return
             if reply is not None:
-                chosen = sorted({k for k in reply.passages if 1 <= k <= len(group)})
+                chosen = list(dict.fromkeys(k for k in reply.passages if 1 <= k <= len(group)))  # the model's order
             else:
                 chosen = [self._closest(walk.question, [p.text for p in group])]
-            for k in chosen:
+            for rank, k in enumerate(chosen):
                 p = group[k - 1]
-                self._add(walk, Evidence(walk.tree.doc_id, "passage", p.text, path, node.id, (p.index,), p.start, p.end))
+                self._add(walk, Evidence(walk.tree.doc_id, "passage", p.text, path, node.id, (p.index,), p.start, p.end), rank)
             if reply is not None and isinstance(reply, LeafMemoryReply):
                 self._keep_notes(walk, reply.notes, {k: (path, (p.index,)) for k, p in enumerate(group, 1)})
             self._update_gap(walk, reply)
@@ -272,9 +288,9 @@ class Navigator:
             size += tokens
         return groups
 
-    def _add(self, walk: _Walk, evidence: Evidence) -> None:
-        if evidence.text.strip() and evidence.key not in walk.seen:
-            walk.seen.add(evidence.key)
+    def _add(self, walk: _Walk, evidence: Evidence, rank: int) -> None:
+        if evidence.text.strip() and evidence.key not in walk.ranks:
+            walk.ranks[evidence.key] = rank
             walk.result.evidence.append(evidence)
 
     def _keep_notes(self, walk: _Walk, notes: list[NoteReply], sources: dict[int, tuple[tuple[str, ...], tuple[int, ...]]]) -> None:
