@@ -38,6 +38,7 @@ from navicite.eval.metrics import best_em_f1
 from navicite.eval.translation import language_figures, read_translated
 from navicite.generate import Answer, CiteG, Source
 from navicite.generate.cite import broken_markers, with_marker
+from navicite.generate.language import check_language
 from navicite.llm import create
 from navicite.llm.base import CallOptions, UsageLog
 
@@ -79,6 +80,13 @@ def citeg_record(answer: Answer, question: Any, scorer: CitationScorer, seconds:
     }
 
 
+def language_record(answer: Answer) -> dict[str, Any]:
+    """CiteG's own per-sentence language judgement (names in Latin script ignored) and repair calls."""
+    check = check_language(answer.answer, answer.language)
+    repair_calls = int(answer.llm.get("stages", {}).get("language-repair", {}).get("calls", 0))
+    return {"off_language_share": check.off_share, "repair_calls": repair_calls}
+
+
 def flat_record(llm: Any, question: Any, docs: list[Any]) -> dict[str, Any]:
     passages = "\n\n".join(f"Title: {d.title}\n{d.text}" for d in docs)
     started = time.perf_counter()
@@ -103,6 +111,10 @@ def summary(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
             line["language match"] = statistics.mean(r["language_match"] for r in rows)
             line["language match (langdetect)"] = statistics.mean(r["language_match_langdetect"] for r in rows)
             line["Korean sentences share"] = statistics.mean(r["sentence_language_match"] for r in rows)
+            if "off_language_share" in rows[0]:
+                line["Korean sentences (names ignored)"] = 1 - statistics.mean(r["off_language_share"] for r in rows)
+                line["answers >=75% Korean"] = statistics.mean(r["off_language_share"] <= 0.25 for r in rows)
+                line["repair calls/answer"] = statistics.mean(r["repair_calls"] for r in rows)
         if "counts" in rows[0]:
             total = CitationCounts()
             for r in rows:
@@ -186,7 +198,8 @@ def main() -> None:
                     draft = next((t.outputs for t in answer.trace if t.name == "draft"), {})
                     said = [s.text for s in answer.sentences if s.kind != "heading"]
                     record.update(language_figures(answer.answer, question.text, said), question=question.text,
-                                  draft_attempts=draft.get("attempts"), first_draft_language=draft.get("draft_language"))
+                                  draft_attempts=draft.get("attempts"), first_draft_language=draft.get("draft_language"),
+                                  repair=draft.get("repair"), **language_record(answer))
             record.update(qid=question.id, method=method, gold=list(question.answers))
             with out.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -1,10 +1,10 @@
-"""Drafting: prompt layout, cleaning, refusal, short answers, language retry."""
+"""Drafting: prompt layout, cleaning, refusal, short answers, language repair."""
 
 from __future__ import annotations
 
 from navicite.config import load_settings
 from navicite.generate.answer import Source
-from navicite.generate.draft import REFUSAL, Draft, Drafter, clean_draft, language_name, short_answer_of
+from navicite.generate.draft import REFUSAL, Draft, Drafter, clean_draft, short_answer_of
 from navicite.generate.sources import ContextEntry
 
 ENTRIES = [ContextEntry(1, Source("d1", "Seoul", "Seoul is the capital of South Korea."), "Seoul is the capital of South Korea.", False)]
@@ -54,31 +54,61 @@ def test_short_answer_mode(scripted_llm, tmp_path) -> None:
     assert short_answer_of("No label here.") is None
 
 
-def test_wrong_language_is_redrafted_once(scripted_llm, tmp_path) -> None:
+def test_korean_prompt_ends_with_the_language_rule_in_korean(scripted_llm, tmp_path) -> None:
+    for mode in ("generate.short_answer=false", "generate.short_answer=true"):
+        llm = scripted_llm(KOREAN)
+        drafter(llm, tmp_path, mode).run("한국의 수도는 어디인가요?", ENTRIES, "ko")
+        user = llm.calls[0].messages[-1].content
+        assert user.rstrip().endswith("단체의 이름만 자료에 적힌 그대로 써도 됩니다.")
+        assert user.index("한국어로 쓰세요") > user.index("</source>")
+
+
+def test_wrong_language_is_translated_once_keeping_the_first_language(scripted_llm, tmp_path) -> None:
     llm = scripted_llm(ENGLISH, KOREAN)
     draft = drafter(llm, tmp_path).run("한국의 수도는 어디인가요?", ENTRIES, "ko")
-    assert draft.attempts == 2 and draft.draft_language == "ko" and draft.text.startswith("# 서울")
-    assert "Korean (한국어)" in llm.calls[1].messages[-1].content
-    assert llm.calls[1].messages[-2].role == "assistant"
+    assert draft.attempts == 2 and draft.draft_language == "en" and draft.text.startswith("# 서울")
+    assert draft.repair is not None and draft.repair.accepted and draft.off_language_share == 0.0
+    translate = llm.calls[1]
+    assert llm.usage.calls[1].stage == "language-repair" and "<source" not in translate.prompt
+    assert "Seoul is the capital of South Korea." in translate.prompt and "Korean (한국어)" in translate.prompt
+    assert draft.trace()["repair"]["off_share_before"] == 1.0
 
 
-def test_no_redraft_when_disabled_or_right(scripted_llm, tmp_path) -> None:
+def test_rejected_translation_keeps_the_draft_and_says_why(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(ENGLISH, "서울은 수도이다.")  # the title line was dropped
+    draft = drafter(llm, tmp_path).run("한국의 수도는?", ENTRIES, "ko")
+    assert draft.text == ENGLISH and draft.attempts == 2 and draft.off_language_share == 1.0
+    assert draft.repair is not None and not draft.repair.accepted and "headings" in draft.repair.reason
+
+
+def test_short_answer_line_is_kept_out_of_the_translation(scripted_llm, tmp_path) -> None:
+    english = "Answer: Seoul\nSeoul is the capital of South Korea. It has had that role since 1948."
+    llm = scripted_llm(english, "서울은 대한민국의 수도이다. 1948년부터 그 역할을 해 왔다.")
+    draft = drafter(llm, tmp_path, "generate.short_answer=true").run("한국의 수도는?", ENTRIES, "ko")
+    assert "Answer: Seoul" not in llm.calls[1].prompt
+    assert draft.text.startswith("Answer: Seoul\n서울은") and draft.short_answer == "Seoul"
+
+
+def test_no_repair_when_disabled_right_or_mostly_right(scripted_llm, tmp_path) -> None:
     llm = scripted_llm(ENGLISH)
     draft = drafter(llm, tmp_path, "generate.language_retry=false").run("한국의 수도는?", ENTRIES, "ko")
-    assert draft.attempts == 1 and draft.draft_language == "en" and len(llm.calls) == 1
+    assert draft.attempts == 1 and draft.draft_language == "en" and len(llm.calls) == 1 and draft.repair is None
     llm = scripted_llm(KOREAN)
     assert drafter(llm, tmp_path).run("한국의 수도는?", ENTRIES, "ko").attempts == 1
+    # One English sentence in four is below the repair share (0.25 is not more than 0.25).
+    mixed = "# 서울\n\n서울은 대한민국의 수도이다. 서울은 큰 도시이다. 서울에는 한강이 흐른다. It is a busy city with many people."
+    llm = scripted_llm(mixed)
+    draft = drafter(llm, tmp_path).run("한국의 수도는?", ENTRIES, "ko")
+    assert len(llm.calls) == 1 and draft.off_language_share == 0.25
 
 
-def test_stream_yields_pieces_then_the_draft(scripted_llm, tmp_path) -> None:
+def test_stream_yields_pieces_then_the_repaired_draft(scripted_llm, tmp_path) -> None:
     events = list(drafter(scripted_llm(ENGLISH, KOREAN), tmp_path).stream("한국의 수도는?", ENTRIES, "ko"))
     assert isinstance(events[-1], Draft) and events[-1].attempts == 2
     texts = [e for e in events if isinstance(e, str)]
     assert "\f" in texts and "".join(texts).split("\f")[1] == KOREAN
-
-
-def test_language_names() -> None:
-    assert language_name("ko") == "Korean (한국어)" and language_name("xx") == "xx"
+    events = list(drafter(scripted_llm(KOREAN), tmp_path).stream("한국의 수도는?", ENTRIES, "ko"))
+    assert "".join(e for e in events if isinstance(e, str)) == KOREAN and events[-1].repair is None
 
 
 def test_refusal_token_after_an_answer_is_dropped_not_obeyed(scripted_llm, tmp_path) -> None:

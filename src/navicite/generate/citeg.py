@@ -104,7 +104,7 @@ class CiteG:
                     assert draft is not None
                 else:
                     draft = self.drafter.run(question, entries, language)
-                out.update(attempts=draft.attempts, refused=draft.refused, draft_language=draft.draft_language, chars=len(draft.text))
+                out.update(draft.trace())
             yield self._cite(question, draft, entries, trace, calls)
 
     def _cite(self, question: str, draft: Draft, entries: list[ContextEntry], trace: _Trace, calls: list[Usage]) -> Answer:

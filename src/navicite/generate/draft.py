@@ -1,5 +1,8 @@
 """Draft: one LLM call writes the answer from the chosen sources, in the question's language.
 
+When most of the draft comes back in another language, one more call translates it
+(:class:`~navicite.generate.language.LanguageRepair`); the draft records the attempt.
+
 The draft has no citations; any ``[n]`` the model writes anyway is removed so that
 only markers placed by the citation stage can appear in the final answer.
 """
@@ -8,10 +11,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from navicite import prompts
 from navicite.config import Settings
+from navicite.generate.language import (
+    ANSWER_LABEL,
+    LanguageCheck,
+    LanguageRepair,
+    Repair,
+    check_language,
+    language_name,
+    language_rule,
+)
 from navicite.generate.segment import segment_text
 from navicite.generate.sources import ContextEntry, format_sources
 from navicite.llm.base import LLM, CallOptions, Message
@@ -21,12 +33,6 @@ from navicite.retrieve.language import detect_language
 #: works better with small models than a soft "say you don't know").
 REFUSAL = "NO_ANSWER_IN_SOURCES"
 
-_LANGUAGE_NAMES = {
-    "en": "English", "ko": "Korean (한국어)", "ja": "Japanese (日本語)", "zh": "Chinese (中文)",
-    "de": "German (Deutsch)", "fr": "French (français)", "es": "Spanish (español)",
-    "it": "Italian (italiano)", "pt": "Portuguese (português)", "ru": "Russian (русский)",
-    "vi": "Vietnamese (Tiếng Việt)", "nl": "Dutch (Nederlands)",
-}
 _NO_ANSWER_TEXT = {
     "en": "The sources do not answer this question.",
     "ko": "주어진 자료로는 이 질문에 답할 수 없습니다.",
@@ -36,16 +42,11 @@ _MODEL_MARKERS = re.compile(
     # The model also names sources in prose, "(Source 1)" / "(sources 1 and 3)" / "(출처 2)";
     # citations are CiteG's job, and these would otherwise read as part of a claim.
     r"|\((?:sources?|출처)\s*\d+(?:\s*(?:,|;|and|&|및|–|-)\s*\d+)*\s*\))",
-    re.I,
+    re.IGNORECASE,
 )
-_SHORT_ANSWER = re.compile(r"^\s*(?:\*\*)?(?:short\s+)?(?:answer|답|정답|답변)(?:\*\*)?\s*:\s*(.+?)\s*$", re.I | re.M)
+_SHORT_ANSWER = re.compile(rf"^\s*{ANSWER_LABEL}\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 # Below this many letters the language detector guesses; such drafts are not judged.
 _MIN_LETTERS_TO_JUDGE = 24
-
-
-def language_name(code: str) -> str:
-    """The English name (with the native name) of an ISO 639-1 code, for prompts."""
-    return _LANGUAGE_NAMES.get(code, code)
 
 
 def no_answer_text(language: str) -> str:
@@ -82,6 +83,23 @@ class Draft:
     short_answer: str | None
     attempts: int
     draft_language: str
+    #: Share of the final text's judged sentences in another language than ``language``.
+    off_language_share: float = 0.0
+    #: The translation attempt, when the first draft was off-language.
+    repair: Repair | None = None
+
+    def trace(self) -> dict[str, object]:
+        """What the draft stage records in the answer's trace."""
+        out: dict[str, object] = {
+            "attempts": self.attempts, "refused": self.refused, "draft_language": self.draft_language,
+            "off_language_share": round(self.off_language_share, 3), "chars": len(self.text),
+        }
+        if self.repair is not None:
+            r = self.repair
+            out["repair"] = {"accepted": r.accepted, "reason": r.reason, "off_share_before": round(r.off_share_before, 3),
+                             "off_share_after": None if r.off_share_after is None else round(r.off_share_after, 3),
+                             "translation": r.translation}
+        return out
 
 
 class Drafter:
@@ -90,6 +108,7 @@ class Drafter:
     def __init__(self, llm: LLM, settings: Settings) -> None:
         self.llm = llm
         self.settings = settings
+        self.repairer = LanguageRepair(llm, settings)
 
     def messages(self, question: str, entries: list[ContextEntry], language: str) -> list[Message]:
         """The draft prompt: shared system message, sources first, question and instructions last."""
@@ -98,6 +117,7 @@ class Drafter:
             "sources": format_sources(entries),
             "question": question.strip(),
             "language": language_name(language),
+            "language_rule": language_rule(language),
             "refusal": REFUSAL,
         }
         if g.short_answer:
@@ -116,46 +136,46 @@ class Drafter:
         )
 
     def run(self, question: str, entries: list[ContextEntry], language: str) -> Draft:
-        """Draft an answer in ``language`` (an ISO code), redrafting once if the model strayed."""
-        messages = self.messages(question, entries, language)
-        text = self.llm.complete(messages, self._options())
-        draft = self._finish(text, language, attempts=1)
-        if self._needs_retry(draft):
-            retry = messages + [Message("assistant", text), *prompts.render("redraft_language", language=language_name(language))]
-            draft = self._finish(self.llm.complete(retry, self._options()), language, attempts=2)
-        return draft
+        """Draft an answer in ``language`` (an ISO code), translating it once if the model strayed."""
+        first = self._finish(self.llm.complete(self.messages(question, entries, language), self._options()), language)
+        check = check_language(first.text, language)
+        if first.refused or not self.repairer.needed(check):
+            return replace(first, off_language_share=check.off_share)
+        repair = self.repairer.run(first.text, language, check)
+        return self._repaired(first, check, repair)
 
     def stream(self, question: str, entries: list[ContextEntry], language: str) -> Iterator[str | Draft]:
         """Text pieces as the model writes them, then the :class:`Draft`.
 
-        A redraft (wrong language) streams again after the piece ``"\\f"``, which tells a
-        consumer to clear what it showed so far.
+        A language repair shows its result after the piece ``"\\f"``, which tells a consumer
+        to clear what it showed so far (the translation arrives whole, once validated).
         """
-        messages = self.messages(question, entries, language)
         pieces: list[str] = []
-        for piece in self.llm.stream(messages, self._options()):
+        for piece in self.llm.stream(self.messages(question, entries, language), self._options()):
             pieces.append(piece)
             yield piece
-        text = "".join(pieces)
-        draft = self._finish(text, language, attempts=1)
-        if self._needs_retry(draft):
+        first = self._finish("".join(pieces), language)
+        check = check_language(first.text, language)
+        if first.refused or not self.repairer.needed(check):
+            yield replace(first, off_language_share=check.off_share)
+            return
+        draft = self._repaired(first, check, self.repairer.run(first.text, language, check))
+        if draft.repair is not None and draft.repair.accepted:
             yield "\f"
-            retry = messages + [Message("assistant", text), *prompts.render("redraft_language", language=language_name(language))]
-            pieces = []
-            for piece in self.llm.stream(retry, self._options()):
-                pieces.append(piece)
-                yield piece
-            draft = self._finish("".join(pieces), language, attempts=2)
+            yield draft.text
         yield draft
 
     def without_sources(self, language: str) -> Draft:
         """The refusal draft used when no source is left to answer from (no LLM call)."""
         return self._finish("", language, attempts=0)
 
-    def _needs_retry(self, draft: Draft) -> bool:
-        return self.settings.generate.language_retry and not draft.refused and draft.draft_language != draft.language
+    def _repaired(self, first: Draft, check: LanguageCheck, repair: Repair) -> Draft:
+        if not repair.accepted:
+            return replace(first, attempts=2, off_language_share=check.off_share, repair=repair)
+        fixed = self._finish(repair.text, first.language, attempts=2)
+        return replace(fixed, draft_language=first.draft_language, off_language_share=repair.off_share_after or 0.0, repair=repair)
 
-    def _finish(self, raw: str, language: str, attempts: int) -> Draft:
+    def _finish(self, raw: str, language: str, attempts: int = 1) -> Draft:
         text = clean_draft(raw)
         # Small models sometimes write an answer and then the refusal token as well: the
         # token only counts as a refusal when nothing but headings remains without it.
