@@ -148,7 +148,7 @@ class RerankSettings(Section):
     agreement_weight: float = Field(0.1, ge=0.0, description="Hybrid: weight of portfolio agreement.")
     # navicite backend: hybrid orders all candidates, the cross-encoder re-scores the head
     # (270 pairs at 256 tokens do not fit 2 s on 2 cores; see bench/rerank_bench.py).
-    cascade_depth: int = Field(40, ge=0, description="navicite: candidates of the hybrid order the cross-encoder scores.")
+    cascade_depth: int = Field(20, ge=0, description="navicite: candidates of the hybrid order the cross-encoder scores.")
     cascade_max_length: int = Field(128, ge=16, description="navicite: tokens per (question, passage) pair.")
     cascade_weight: float = Field(0.5, ge=0.0, le=1.0, description="navicite: weight of the cross-encoder score against the hybrid score.")
     onnx_variant: Literal["int8", "fp32"] = Field("int8", description="navicite: which exported ONNX model to run.")

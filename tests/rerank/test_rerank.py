@@ -37,9 +37,9 @@ def test_create_picks_backend_and_explains_bad_config(settings: Settings) -> Non
     ce = settings.model_copy(update={"rerank": settings.rerank.model_copy(update={"backend": "cross-encoder"})})
     with pytest.raises(ConfigError, match="rerank.model"):
         rerank.create(ce)
-    llm = settings.model_copy(update={"rerank": settings.rerank.model_copy(update={"backend": "llm"})})
+    unknown = settings.model_copy(update={"rerank": settings.rerank.model_copy(update={"backend": "nope"})})
     with pytest.raises(ConfigError, match="not available"):
-        rerank.create(llm)
+        rerank.create(unknown)
 
 
 def test_hybrid_with_real_embeddings_prefers_the_relevant_text(settings: Settings) -> None:

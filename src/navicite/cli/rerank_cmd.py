@@ -42,13 +42,10 @@ def _progress() -> Progress:
     )
 
 
-def _export(out: Path) -> Path | None:
-    """The int8 ONNX export of the saved model, when the export module is available."""
-    try:
-        from navicite.rerank.onnx import export_onnx
-    except ImportError:
-        err_console.print("ONNX export not available (navicite.rerank.onnx missing): kept the PyTorch folder only")
-        return None
+def _export(out: Path) -> Path:
+    """The ONNX export (fp32 and int8) of the saved model, beside it in ``out/onnx``."""
+    from navicite.rerank.onnx import export_onnx
+
     return export_onnx(out, out / "onnx", quantize=True)
 
 
@@ -156,9 +153,7 @@ def train(
     }
     (out / INFO_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     if not no_export:
-        exported = _export(out)
-        if exported is not None:
-            info["onnx"] = str(exported)
+        info["onnx"] = str(_export(out))
     if json_out:
         print_json(info)
     else:

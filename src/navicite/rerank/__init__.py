@@ -1,8 +1,10 @@
 """Re-ranking of pooled candidates behind one protocol; ``create(settings)`` picks the backend.
 
 Backends: ``none`` (keep the pool's fused order), ``hybrid`` (offline default:
-embedding cosine + BM25 + portfolio agreement) and ``cross-encoder`` (any
-sentence-transformers CrossEncoder, from ``rerank.model``).
+embedding cosine + BM25 + portfolio agreement), ``cross-encoder`` (any
+sentence-transformers CrossEncoder, from ``rerank.model``), ``navicite`` (navicite's
+own ONNX cross-encoder over the head of the hybrid order) and ``llm`` (the chat
+model grades the head of the hybrid order).
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from navicite.config import Settings
-from navicite.errors import ConfigError
+from navicite.errors import ConfigError, IndexStoreError
+from navicite.llm.base import LLM
 from navicite.rerank.base import Reranker, RerankItem, Scored
+from navicite.vectors import VectorStore, open_store
 
-__all__ = ["Reranker", "RerankItem", "Scored", "create", "register_backend"]
+__all__ = ["RerankItem", "Reranker", "Scored", "create", "register_backend"]
 
 BackendFactory = Callable[..., Reranker]
 _BACKENDS: dict[str, BackendFactory] = {}
@@ -38,7 +42,17 @@ def _hybrid(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None =
 
     cfg = settings.rerank
     weights = {"dense": cfg.dense_weight, "bm25": cfg.bm25_weight, "agreement": cfg.agreement_weight}
-    return HybridReranker(embed.create(settings), weights, known_vectors)
+    return HybridReranker(embed.create(settings), weights, known_vectors, collection_vectors(settings))
+
+
+def collection_vectors(settings: Settings) -> VectorStore | None:
+    """The collection's stored passage vectors, or None where the data directory cannot hold them."""
+    if not settings.home.is_dir():
+        return None  # no collection here: do not create a data directory as a side effect
+    try:
+        return open_store(settings.home, settings.embed.model)
+    except IndexStoreError:
+        return None  # a read-only data directory still re-ranks, embedding as it goes
 
 
 def _cross_encoder(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = None) -> Reranker:
@@ -53,16 +67,47 @@ def _cross_encoder(settings: Settings, known_vectors: Mapping[str, np.ndarray] |
     return CrossEncoderReranker(cfg.model, max_length=cfg.max_length, batch_size=cfg.batch_size, device=settings.embed.device)
 
 
+def _navicite(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = None) -> Reranker:
+    from navicite.rerank.navicite_ce import CascadeReranker, resolve_weights
+    from navicite.rerank.onnx import OnnxCrossEncoder
+
+    cfg = settings.rerank
+    folder = resolve_weights(cfg.model, cfg.onnx_variant, settings.cache_dir)
+    scorer = OnnxCrossEncoder(folder, cfg.onnx_variant, threads=cfg.onnx_threads)
+    return CascadeReranker(
+        _hybrid(settings, known_vectors), scorer, depth=cfg.cascade_depth, weight=cfg.cascade_weight,
+        max_length=cfg.cascade_max_length, batch_size=cfg.batch_size,
+    )
+
+
+def _llm(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = None, llm: LLM | None = None) -> Reranker:
+    from navicite import llm as llm_package
+    from navicite.rerank.llm_judge import LLMJudgeReranker
+
+    cfg = settings.rerank
+    if llm is None:
+        if settings.llm.backend == "none":
+            raise ConfigError("rerank.backend=llm needs a chat model: set llm.backend (e.g. embedded), or use rerank.backend=hybrid")
+        llm = llm_package.create(settings)
+    return LLMJudgeReranker(
+        _hybrid(settings, known_vectors), llm, depth=cfg.llm_depth, batch=cfg.llm_batch, passage_chars=cfg.llm_passage_chars
+    )
+
+
 register_backend("none", _none)
 register_backend("hybrid", _hybrid)
 register_backend("cross-encoder", _cross_encoder)
+register_backend("navicite", _navicite)
+register_backend("llm", _llm)
 
 
-def create(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = None) -> Reranker:
+def create(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = None, llm: LLM | None = None) -> Reranker:
     """The reranker ``rerank.backend`` names.
 
     Args:
-        known_vectors: precomputed passage embeddings by document id, reused by ``hybrid``.
+        known_vectors: precomputed passage embeddings by document id, reused by the hybrid scorer
+            (``hybrid``, and the first stage of ``navicite`` and ``llm``).
+        llm: the chat model the ``llm`` backend should share (default: one built from the settings).
 
     Raises:
         ConfigError: the backend is unknown here or misconfigured.
@@ -71,4 +116,6 @@ def create(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = 
     factory = _BACKENDS.get(name)
     if factory is None:
         raise ConfigError(f"rerank.backend={name!r} is not available; choose one of {', '.join(sorted(_BACKENDS))}")
-    return factory(settings, known_vectors=known_vectors)
+    # Only the llm backend takes a chat model; other factories keep the two-argument form.
+    extra = {"llm": llm} if llm is not None and name == "llm" else {}
+    return factory(settings, known_vectors=known_vectors, **extra)

@@ -39,8 +39,10 @@ def _reranker(resources: EvalResources, backend: str | None = None) -> Reranker:
     settings = resources.settings
     if backend is not None:
         settings = settings.model_copy(update={"rerank": settings.rerank.model_copy(update={"backend": backend})})
-    known = _vectors(resources) if settings.rerank.backend == "hybrid" else None
-    return rerank.create(settings, known_vectors=known)
+    name = settings.rerank.backend
+    # hybrid, and the hybrid first stage of navicite and llm, reuse the corpus embeddings.
+    known = _vectors(resources) if name in ("hybrid", "navicite", "llm") else None
+    return rerank.create(settings, known_vectors=known, llm=resources.llm if name == "llm" else None)
 
 
 def _add_llm(trace: Trace, totals: Mapping[str, Mapping[str, float]]) -> None:
