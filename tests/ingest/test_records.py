@@ -7,6 +7,8 @@ from collections.abc import Callable
 import json
 from pathlib import Path
 
+import pytest
+
 
 from navicite.documents import Document, content_id
 from navicite.ingest.base import Failure
@@ -109,6 +111,7 @@ def test_title_corpus_gives_one_document_per_title(tmp_path: Path) -> None:
     assert [d.id for d in split(list(load_json(path, FieldMapping())))[0]] == [d.id for d in docs]
 
 
+@pytest.mark.skipif(not DATA.is_dir(), reason="shared development data not present next to the repository")
 def test_shared_hotpotqa_and_musique_corpora() -> None:
     hotpot, failed = split(list(load_title_corpus(DATA / "hotpotqa" / "hipporag-train-corpus.json", FieldMapping())))
     assert len(hotpot) == 994 and len({d.id for d in hotpot}) == 994 and not failed
