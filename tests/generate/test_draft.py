@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from navicite.config import load_settings
 from navicite.generate.answer import Source
-from navicite.generate.draft import REFUSAL, Draft, Drafter, clean_draft, short_answer_of
+from navicite.generate.draft import REFUSAL, Draft, Drafter, clean_draft, echoes_instructions, short_answer_of
 from navicite.generate.sources import ContextEntry
 
 ENTRIES = [ContextEntry(1, Source("d1", "Seoul", "Seoul is the capital of South Korea."), "Seoul is the capital of South Korea.", False)]
@@ -47,7 +47,9 @@ def test_short_answer_mode(scripted_llm, tmp_path) -> None:
     llm = scripted_llm("Answer: Seoul.\nSeoul is the capital of South Korea.")
     draft = drafter(llm, tmp_path, "generate.short_answer=true").run("Capital?", ENTRIES, "en")
     assert draft.short_answer == "Seoul"
-    assert 'Answer: only the answer itself' in llm.calls[0].prompt
+    assert "Answer: <answer phrase>" in llm.calls[0].prompt
+    assert len(llm.calls) == 1 and draft.attempts == 1
+    assert short_answer_of("Answer: <Seoul>") == "Seoul"
     assert short_answer_of("**Answer:** Gesellschaft mit beschränkter Haftung") == "Gesellschaft mit beschränkter Haftung"
     assert short_answer_of("정답: 서울") == "서울"
     assert short_answer_of("Answer: \"Bath, Maine\".") == "Bath, Maine"
@@ -123,3 +125,33 @@ def test_claim_text_drops_the_answer_label() -> None:
 
     assert claim_text("Answer: Bath, Maine") == "Bath, Maine"
     assert claim_text("The answer is Bath.") == "The answer is Bath."
+
+
+ECHO = (
+    "Answer: the shortest phrase that answers the question: a name, a number, a date\n"
+    "Then one to three plain sentences with the facts."
+)
+
+
+def test_copied_instructions_are_detected_by_word_runs_and_unfilled_slots(scripted_llm, tmp_path) -> None:
+    words = drafter(scripted_llm(), tmp_path, "generate.short_answer=true").instructions("en")
+    assert echoes_instructions(ECHO, words)
+    assert echoes_instructions("Answer: <answer phrase>\nSeoul is the capital.", words)
+    assert not echoes_instructions("Answer: Seoul\nSeoul is the capital of South Korea.", words)
+    assert not echoes_instructions(KOREAN, words)
+
+
+def test_a_draft_that_copies_the_instructions_is_drafted_again_once(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(ECHO, "Answer: Seoul\nSeoul is the capital of South Korea.")
+    draft = drafter(llm, tmp_path, "generate.short_answer=true").run("Capital?", ENTRIES, "en")
+    assert draft.short_answer == "Seoul" and draft.attempts == 2
+    retry = llm.calls[1].messages
+    assert retry[-2].role == "assistant" and retry[-2].content == ECHO
+    assert "repeated the instructions" in retry[-1].content
+
+
+def test_streamed_echo_is_replaced_after_a_reset_piece(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(ECHO, "Answer: Seoul\nSeoul is the capital of South Korea.")
+    out = list(drafter(llm, tmp_path, "generate.short_answer=true").stream("Capital?", ENTRIES, "en"))
+    assert "\f" in out and out[-1].short_answer == "Seoul"
+    assert out[out.index("\f") + 1].startswith("Answer: Seoul")

@@ -47,6 +47,10 @@ _MODEL_MARKERS = re.compile(
 _SHORT_ANSWER = re.compile(rf"^\s*{ANSWER_LABEL}\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 # Below this many letters the language detector guesses; such drafts are not judged.
 _MIN_LETTERS_TO_JUDGE = 24
+#: A draft sharing this many consecutive words with the prompt's instructions copied them.
+_ECHO_WORDS = 6
+_WORD = re.compile(r"\w+")
+_SLOT = re.compile(r"<[a-z][^<>\n]{2,80}>")
 
 
 def no_answer_text(language: str) -> str:
@@ -64,7 +68,22 @@ def short_answer_of(text: str) -> str | None:
     m = _SHORT_ANSWER.search(text)
     if not m:
         return None
-    return m.group(1).strip().strip("*").rstrip(".。").strip().strip("\"“”'").strip() or None
+    # "<...>" too: the prompt shows the answer's place as a slot, which the model may keep.
+    return m.group(1).strip().strip("*").rstrip(".。").strip().strip("\"“”'<>").strip() or None
+
+
+def echoes_instructions(text: str, instructions: str) -> bool:
+    """Whether a draft copied its prompt's instructions instead of answering.
+
+    A copy is a run of ``_ECHO_WORDS`` consecutive words of ``instructions`` (the prompt
+    without sources and question), or one of its ``<...>`` slots left unfilled.
+    """
+    lowered = text.lower()
+    if any(slot in lowered for slot in _SLOT.findall(instructions.lower())):
+        return True
+    def runs(words: list[str]) -> set[tuple[str, ...]]:
+        return {tuple(words[i : i + _ECHO_WORDS]) for i in range(len(words) - _ECHO_WORDS + 1)}
+    return bool(runs(_WORD.findall(lowered)) & runs(_WORD.findall(instructions.lower())))
 
 
 def claim_text(sentence: str) -> str:
@@ -112,9 +131,18 @@ class Drafter:
 
     def messages(self, question: str, entries: list[ContextEntry], language: str) -> list[Message]:
         """The draft prompt: shared system message, sources first, question and instructions last."""
+        name, values = self._prompt(question, format_sources(entries), language)
+        return prompts.render("cite_system") + prompts.render(name, **values)
+
+    def instructions(self, language: str) -> str:
+        """The draft prompt's own words (no sources, no question): what an echo would copy."""
+        name, values = self._prompt("", "", language)
+        return "\n".join(m.content for m in prompts.render(name, **values))
+
+    def _prompt(self, question: str, sources: str, language: str) -> tuple[str, dict[str, object]]:
         g = self.settings.generate
         values: dict[str, object] = {
-            "sources": format_sources(entries),
+            "sources": sources,
             "question": question.strip(),
             "language": language_name(language),
             "language_rule": language_rule(language),
@@ -126,7 +154,7 @@ class Drafter:
         else:
             name = "draft_answer"
             values["sentences"] = f"{max(1, g.section_sentences - 1)} to {g.section_sentences}"
-        return prompts.render("cite_system") + prompts.render(name, **values)
+        return name, values
 
     def _options(self) -> CallOptions:
         return CallOptions(
@@ -135,9 +163,19 @@ class Drafter:
             stage="draft",
         )
 
+    def _echo_retry(self, messages: list[Message], raw: str, language: str) -> str | None:
+        """A second draft when the first copied the instructions (``None`` when it did not)."""
+        if not echoes_instructions(raw, self.instructions(language)):
+            return None
+        follow = [Message("assistant", raw), *prompts.render("draft_echo_retry", language_rule=language_rule(language))]
+        return self.llm.complete(messages + follow, self._options())
+
     def run(self, question: str, entries: list[ContextEntry], language: str) -> Draft:
         """Draft an answer in ``language`` (an ISO code), translating it once if the model strayed."""
-        first = self._finish(self.llm.complete(self.messages(question, entries, language), self._options()), language)
+        messages = self.messages(question, entries, language)
+        raw = self.llm.complete(messages, self._options())
+        retry = self._echo_retry(messages, raw, language)
+        first = self._finish(raw, language) if retry is None else self._finish(retry, language, attempts=2)
         check = check_language(first.text, language)
         if first.refused or not self.repairer.needed(check):
             return replace(first, off_language_share=check.off_share)
@@ -151,10 +189,16 @@ class Drafter:
         to clear what it showed so far (the translation arrives whole, once validated).
         """
         pieces: list[str] = []
-        for piece in self.llm.stream(self.messages(question, entries, language), self._options()):
+        messages = self.messages(question, entries, language)
+        for piece in self.llm.stream(messages, self._options()):
             pieces.append(piece)
             yield piece
-        first = self._finish("".join(pieces), language)
+        raw = "".join(pieces)
+        retry = self._echo_retry(messages, raw, language)
+        if retry is not None:
+            yield "\f"
+            yield retry
+        first = self._finish(raw, language) if retry is None else self._finish(retry, language, attempts=2)
         check = check_language(first.text, language)
         if first.refused or not self.repairer.needed(check):
             yield replace(first, off_language_share=check.off_share)
@@ -171,8 +215,8 @@ class Drafter:
 
     def _repaired(self, first: Draft, check: LanguageCheck, repair: Repair) -> Draft:
         if not repair.accepted:
-            return replace(first, attempts=2, off_language_share=check.off_share, repair=repair)
-        fixed = self._finish(repair.text, first.language, attempts=2)
+            return replace(first, attempts=first.attempts + 1, off_language_share=check.off_share, repair=repair)
+        fixed = self._finish(repair.text, first.language, attempts=first.attempts + 1)
         return replace(fixed, draft_language=first.draft_language, off_language_share=repair.off_share_after or 0.0, repair=repair)
 
     def _finish(self, raw: str, language: str, attempts: int = 1) -> Draft:
