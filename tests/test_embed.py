@@ -39,3 +39,21 @@ def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
     bad = embed.SentenceTransformerEmbedder(str(tmp_path / "no-model-here"))
     with pytest.raises(embed.EmbedderUnavailable, match="embed.model"):
         bad.embed(["x"])
+
+
+def test_remembering_embedder_embeds_a_recent_question_once(embedder: embed.Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+    original = embedder.embed
+    monkeypatch.setattr(embedder, "embed", lambda texts: seen.append(list(texts)) or original(texts))
+    memo = embed.RememberingEmbedder(embedder, size=2)
+    first = memo.embed(["a question"])
+    first[0, 0] = 99.0  # a caller changing its copy does not change what is remembered
+    again = memo.embed(["a question"])
+    assert seen == [["a question"]] and again[0, 0] != 99.0
+    np.testing.assert_array_equal(again, original(["a question"]))
+    memo.embed(["two", "three"])  # batches pass through and are not kept
+    memo.embed(["second"])
+    memo.embed(["third"])  # the oldest single text is dropped
+    memo.embed(["a question"])
+    assert seen.count(["a question"]) == 2 and seen.count(["two", "three"]) == 1
+    assert memo.name == embedder.name

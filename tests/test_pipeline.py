@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -160,3 +161,15 @@ def test_unknown_mode_is_a_user_error(home: Path) -> None:
     engine, _ = make_engine(home)
     with pytest.raises(UserInputError, match="navi"):
         engine.ask("When?", "tree")  # type: ignore[arg-type]
+
+
+def test_closing_the_engine_closes_the_retriever_stores_and_a_later_question_reopens_them(home: Path) -> None:
+    with Engine(engine_settings(home, "rerank.backend=hybrid")) as engine:
+        first = engine.retriever
+        assert engine.retrieve("clay soil").ranked[0].doc_id == "farm"
+    with pytest.raises(sqlite3.ProgrammingError):
+        first.reranker.store.get_many(["x"])  # type: ignore[attr-defined]
+    assert engine.retrieve("clay soil").ranked[0].doc_id == "farm"
+    assert engine.retriever is not first
+    engine.close()
+    engine.close()

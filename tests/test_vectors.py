@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from navicite import rerank
+from navicite import embed, rerank
 from navicite.config import Settings
 from navicite.errors import IndexStoreError
 from navicite.rerank.base import RerankItem
-from navicite.vectors import VectorStore, open_store, text_key
+from navicite.vectors import StoredDense, VectorStore, open_store, text_key
 
 
 def test_round_trip_keeps_models_apart_and_skips_missing(tmp_path: Path) -> None:
@@ -62,3 +64,61 @@ def test_no_store_is_created_without_a_data_directory(tmp_path: Path) -> None:
     settings = Settings(home=tmp_path / "absent")
     rerank.create(settings).rerank("q", [RerankItem("a", "text")], top_n=1)
     assert not (tmp_path / "absent").exists()
+
+
+def test_a_store_closes_with_its_block_and_twice_is_harmless(tmp_path: Path) -> None:
+    with open_store(tmp_path, "m") as store:
+        store.put_many({"k": np.ones(2, dtype=np.float32)})
+    with pytest.raises(sqlite3.ProgrammingError):
+        store.get_many(["k"])
+    store.close()
+    assert set(open_store(tmp_path, "m").get_many(["k"])) == {"k"}  # what was written stays
+
+
+def test_releasing_the_hybrid_reranker_closes_its_store(tmp_path: Path) -> None:
+    reranker = rerank.create(Settings(home=tmp_path))
+    reranker.rerank("q", [RerankItem("a", "text")], top_n=1)
+    rerank.release(reranker)
+    with pytest.raises(sqlite3.ProgrammingError):
+        reranker.store.get_many(["x"])
+    rerank.release(rerank.create(Settings(home=tmp_path / "absent")))  # no store: nothing to close
+
+
+def test_stored_dense_reads_nothing_until_the_first_search_and_then_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = Settings(home=tmp_path)
+    embedder = embed.create(settings)
+    store = open_store(tmp_path, settings.embed.model)
+    texts = {"bees": "Bees make honey from nectar.", "ice": "Glaciers carve valleys in mountains."}
+    store.put_many({text_key(t): v for t, v in zip(texts.values(), embedder.embed(list(texts.values())))})
+    store.put_documents({doc_id: text_key(t) for doc_id, t in texts.items()})
+    reads: list[str] = []
+    original = VectorStore.document_vectors
+
+    def slow_read(self: VectorStore) -> tuple[list[str], np.ndarray]:
+        reads.append(threading.current_thread().name)
+        time.sleep(0.05)  # a slow load, so concurrent first searches overlap it
+        return original(self)
+
+    monkeypatch.setattr(VectorStore, "document_vectors", slow_read)
+    dense = StoredDense(store, embedder)
+    assert reads == []
+    found: list[object] = []
+    threads = [threading.Thread(target=lambda: found.append(dense.search("Who makes honey?", 1))) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(reads) == 1 and found == [found[0]] * 4
+    assert [doc_id for doc_id, _ in found[0]] == ["bees"]  # type: ignore[union-attr]
+    dense.close()
+    with pytest.raises(sqlite3.ProgrammingError):
+        store.get_many(["x"])
+
+
+def test_stored_dense_without_document_vectors_finds_no_portfolio(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path)
+    store = open_store(tmp_path, settings.embed.model)
+    store.put_many({"passage": np.ones(384, dtype=np.float32)})  # a reranker's vectors, no documents
+    assert StoredDense(store, embed.create(settings)).search("anything", 5) is None

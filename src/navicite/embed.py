@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -92,6 +94,39 @@ def _load_model(location: str, device: str, offline: bool):  # noqa: ANN202
 
     hf_logging.disable_progress_bar()  # the weight-loading bar would clutter navicite's own output
     return SentenceTransformer(location, device=device)
+
+
+class RememberingEmbedder:
+    """An embedder that keeps the vectors of the last few single texts it embedded.
+
+    Stages that each embed the question (MPR's portfolio D, then the hybrid reranker) can
+    share one of these, so a question is embedded once. Only one-text calls are kept: batches
+    are passages, which have their own caches. Safe to share between threads.
+    """
+
+    def __init__(self, embedder: Embedder, size: int = 8) -> None:
+        self.inner = embedder
+        self.name = embedder.name
+        self.size = max(1, size)
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 rows, one per text; a recently embedded single text is not embedded again."""
+        if len(texts) != 1:
+            return self.inner.embed(texts)
+        text = texts[0]
+        with self._lock:
+            row = self._recent.get(text)
+            if row is not None:
+                self._recent.move_to_end(text)
+                return row[None, :].copy()
+        row = self.inner.embed([text])[0]
+        with self._lock:
+            self._recent[text] = row
+            while len(self._recent) > self.size:
+                self._recent.popitem(last=False)
+        return row[None, :].copy()
 
 
 def create(settings: Settings) -> Embedder:

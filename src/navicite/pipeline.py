@@ -113,6 +113,19 @@ class Engine:
         with self._lock:
             return CiteG(self.llm, self.settings)
 
+    def close(self) -> None:
+        """Release the files the retriever holds open (its vector stores); a later question opens them again."""
+        with self._lock:
+            retriever = self.__dict__.pop("retriever", None)
+        if retriever is not None:
+            retriever.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # -- questions ---------------------------------------------------------------------------
 
     def retrieve(self, question: str) -> MPRResult:

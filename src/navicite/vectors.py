@@ -35,7 +35,11 @@ def text_key(text: str) -> str:
 
 
 class VectorStore:
-    """SQLite table of float32 vectors by (model, text hash). Safe to share between threads."""
+    """SQLite table of float32 vectors by (model, text hash). Safe to share between threads.
+
+    Whoever opens a store closes it (:meth:`close`, or ``with open_store(...) as store``); a
+    closed store raises ``sqlite3.ProgrammingError`` on use.
+    """
 
     def __init__(self, path: Path, model: str) -> None:
         self.path = path
@@ -100,9 +104,15 @@ class VectorStore:
             return int(self._db.execute("SELECT COUNT(*) FROM vectors WHERE model = ?", (self.model,)).fetchone()[0])
 
     def close(self) -> None:
-        """Close the database connection."""
+        """Close the database connection (again: no effect)."""
         with self._lock:
             self._db.close()
+
+    def __enter__(self) -> VectorStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def open_store(home: Path, model: str) -> VectorStore:
@@ -113,8 +123,10 @@ def open_store(home: Path, model: str) -> VectorStore:
 class StoredDense:
     """Nearest documents by embedding over the store's document vectors (MPR's portfolio D).
 
-    The matrix is loaded on first use; a collection embedded again later is picked up by a
-    new instance (one per engine).
+    Creating one reads nothing: the matrix is loaded by the first search (once, under a lock),
+    so an engine whose questions never reach portfolio D never pays for it. A collection
+    embedded again later is picked up by a new instance (one per engine). The searcher owns
+    ``store``: :meth:`close` closes it.
     """
 
     def __init__(self, store: VectorStore, embedder: Embedder) -> None:
@@ -135,9 +147,13 @@ class StoredDense:
                 self._index = DenseIndex(ids, vectors if ids else np.zeros((0, 1), dtype=np.float32))
             return self._index
 
-    def search(self, question: str, k: int) -> list[tuple[str, float]]:
-        """Up to ``k`` (document id, cosine) pairs, best first."""
+    def search(self, question: str, k: int) -> list[tuple[str, float]] | None:
+        """Up to ``k`` (document id, cosine) pairs, best first; None when no document has a stored vector."""
         index = self._dense()
         if not len(index):
-            return []
+            return None
         return index.search(self.embedder.embed([question])[0], k)
+
+    def close(self) -> None:
+        """Close the store."""
+        self.store.close()

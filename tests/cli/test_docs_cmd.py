@@ -165,3 +165,14 @@ def test_boolean_error_via_real_console_script(home: Path) -> None:
         capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 2 and "position 5" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_search_mpr_closes_the_engine(home: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    from navicite.pipeline import Engine
+
+    closed: list[Engine] = []
+    original = Engine.close
+    monkeypatch.setattr(Engine, "close", lambda self: closed.append(self) or original(self))
+    code, out, _ = run_cli("--home", str(home), "-s", "llm.backend=none", "search", "--mpr", "vitamin D fractures", "--json")
+    assert code == 0 and json.loads(out)["ranked"][0]["doc_id"] == "vitd"
+    assert len(closed) == 1

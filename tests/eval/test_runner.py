@@ -134,3 +134,20 @@ def test_dense_batch_prepare_ranks_like_one_by_one(beir_dir: Path, tmp_path: Pat
         assert [d for d, _ in one.ranking] == [d for d, _ in many.ranking]
         assert [s for _, s in one.ranking] == pytest.approx([s for _, s in many.ranking], abs=1e-5)
         assert "embed" in many.trace.stage_seconds
+
+
+class _Closing(_Counting):
+    """A method holding something open: the runner closes it once its questions are done."""
+
+    closed = 0
+
+    def close(self) -> None:
+        _Closing.closed += 1
+
+
+def test_a_method_is_closed_after_its_questions(beir_dir: Path, tmp_path: Path) -> None:
+    register_method("closing-test", _Closing)
+    runner, questions = _runner(beir_dir, tmp_path / "home", ["closing-test"])
+    _Closing.closed = 0
+    runner.run(questions)
+    assert _Closing.closed == 1

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -90,6 +91,9 @@ def test_create_builds_the_llm_backend_or_explains(settings: Settings, scripted_
     cfg = settings.model_copy(update={"rerank": settings.rerank.model_copy(update={"backend": "llm", "llm_depth": 7})})
     judge = rerank.create(cfg, llm=scripted_llm())
     assert judge.name == "llm" and judge.depth == 7 and judge.prior.name == "hybrid"
+    rerank.release(judge)
+    with pytest.raises(sqlite3.ProgrammingError):  # the hybrid first stage's store is closed with it
+        judge.prior.store.get_many(["x"])
     no_llm = cfg.model_copy(update={"llm": cfg.llm.model_copy(update={"backend": "none"})})
     with pytest.raises(ConfigError, match="llm.backend"):
         rerank.create(no_llm)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -106,3 +107,6 @@ def test_navicite_backend_with_a_real_exported_model(settings: Settings, exporte
         assert len(head) == 2 and all(np.isfinite(s.signals["navicite"]) for s in head)
         assert {"dense", "bm25", "hybrid"} <= set(scored[0].signals)
         assert scored[2].score < 1.0 <= scored[1].score  # the tail sits below the cascaded head
+        rerank.release(reranker)
+        with pytest.raises(sqlite3.ProgrammingError):  # the hybrid first stage's store is closed with it
+            reranker.prior.store.get_many(["x"])

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
+
+import numpy as np
+import pytest
 
 from navicite.config import Settings
 from navicite.index.base import LexicalIndex
@@ -104,24 +108,83 @@ def test_create_retriever_from_settings(tmp_path: Path) -> None:
 
 
 def test_portfolio_d_pools_documents_found_by_meaning_only(tmp_path: Path) -> None:
+    from navicite.retrieve.mpr import collection_dense, create_retriever
+
+    assert collection_dense(Settings(home=tmp_path)) is None  # nothing embedded yet: no portfolio D
+    settings, lexical = embedded_collection(tmp_path)
+    result = create_retriever(settings, index=lexical, reranker=FusionReranker()).run("Why are dogs loyal pets?")
+    d = [r for r in result.results if r.portfolio == "D"]
+    assert len(d) == 1 and d[0].hits[0].doc_id == "canine"
+    found_by = {c.doc_id: {p.portfolio for p in c.provenance} for c in result.pool}
+    assert found_by["canine"] == {"D"}  # no question word occurs in it: only the embedding finds it
+
+
+def embedded_collection(home: Path) -> tuple[Settings, LexicalIndex]:
+    """Three documents with stored document vectors (as ``navicite ingest --embed`` leaves them)."""
     from navicite import embed, index
     from navicite.documents import Document
     from navicite.ingest.vectors import embed_collection
-    from navicite.retrieve.mpr import collection_dense, create_retriever
     from navicite.vectors import open_store
 
-    settings = Settings(home=tmp_path)
+    settings = Settings(home=home)
     settings.llm.backend = "none"
-    assert collection_dense(settings) is None  # nothing embedded yet: no portfolio D
     lexical = index.create(settings)
     lexical.upsert([
         Document(id="canine", title="Canine companions", abstract="Puppies bond with the families that raise them."),
         Document(id="reef", title="Coral reefs", abstract="Warm water bleaches coral."),
         Document(id="otter", title="Sea otters", abstract="Otters crack shellfish with stones."),
     ])
-    embed_collection(lexical, open_store(tmp_path, settings.embed.model), embed.create(settings))
-    result = create_retriever(settings, index=lexical, reranker=FusionReranker()).run("Why are dogs loyal pets?")
-    d = [r for r in result.results if r.portfolio == "D"]
-    assert len(d) == 1 and d[0].hits[0].doc_id == "canine"
-    found_by = {c.doc_id: {p.portfolio for p in c.provenance} for c in result.pool}
-    assert found_by["canine"] == {"D"}  # no question word occurs in it: only the embedding finds it
+    with open_store(home, settings.embed.model) as store:
+        embed_collection(lexical, store, embed.create(settings))
+    return settings, lexical
+
+
+def test_portfolio_d_loads_the_stored_vectors_on_the_first_search_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from navicite.retrieve.mpr import collection_dense, create_retriever
+    from navicite.vectors import VectorStore
+
+    settings, lexical = embedded_collection(tmp_path)
+    reads: list[int] = []
+    original = VectorStore.document_vectors
+    monkeypatch.setattr(VectorStore, "document_vectors", lambda self: reads.append(1) or original(self))
+    dense = collection_dense(settings)
+    retriever_ = create_retriever(settings, index=lexical, reranker=FusionReranker())
+    assert dense is not None and reads == []  # creating the engine's searcher reads no vectors
+    for _ in range(2):
+        result = retriever_.run("Why are dogs loyal pets?")
+        assert [h.doc_id for r in result.results if r.portfolio == "D" for h in r.hits][:1] == ["canine"]
+    assert reads == [1]
+    retriever_.close()
+    dense.close()  # type: ignore[attr-defined]
+
+
+def test_no_portfolio_d_while_no_document_has_a_vector(tmp_path: Path) -> None:
+    from navicite import index
+    from navicite.documents import Document
+    from navicite.retrieve.mpr import create_retriever
+    from navicite.vectors import open_store
+
+    settings = Settings(home=tmp_path)
+    settings.llm.backend = "none"
+    lexical = index.create(settings)
+    lexical.upsert([Document(id="reef", title="Coral reefs", abstract="Warm water bleaches coral.")])
+    with open_store(tmp_path, settings.embed.model) as store:  # a reranker's passage vectors only
+        store.put_many({"passage": np.ones(384, dtype=np.float32)})
+    retriever_ = create_retriever(settings, index=lexical, reranker=FusionReranker())
+    assert retriever_.dense is not None
+    result = retriever_.run("coral reefs")
+    assert "D" not in {r.portfolio for r in result.results}
+    retriever_.close()
+
+
+def test_closing_the_retriever_closes_the_reranker_and_portfolio_d_stores(tmp_path: Path) -> None:
+    from navicite.retrieve.mpr import create_retriever
+
+    settings, lexical = embedded_collection(tmp_path)
+    retriever_ = create_retriever(settings, index=lexical)
+    assert retriever_.reranker.name == "hybrid"
+    retriever_.run("Why are dogs loyal pets?")
+    retriever_.close()
+    for store in (retriever_.reranker.store, retriever_.dense.store):  # type: ignore[attr-defined,union-attr]
+        with pytest.raises(sqlite3.ProgrammingError):
+            store.get_many(["x"])

@@ -49,3 +49,20 @@ def test_hostile_document_round_trips_as_data(client):
     assert stored.json()["title"] == hostile["title"]
     assert "<script>" not in client.get("/").text  # the page itself carries no document data
     client.delete("/v1/documents/xss-doc")
+
+
+def test_an_app_closes_the_engine_it_made_and_leaves_a_given_one_open(sample_settings, engine, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from navicite.pipeline import Engine
+    from navicite.server import create_app
+
+    closed = []
+    monkeypatch.setattr(Engine, "close", lambda self: closed.append(self))
+    with TestClient(create_app(sample_settings, engine)) as given:
+        assert given.get("/v1/health").status_code == 200
+    assert closed == []
+    app = create_app(sample_settings)
+    with TestClient(app) as own:
+        assert own.get("/v1/health").status_code == 200
+    assert closed == [app.state.engine]

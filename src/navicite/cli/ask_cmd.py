@@ -29,6 +29,7 @@ def ask(
 ) -> None:
     """Answer QUESTION from the collection; every factual sentence cites its sources."""
     engine = Engine(settings(ctx))
+    ctx.call_on_close(engine.close)  # the retriever's vector stores
     if engine.index.count() == 0:
         err_console.print("no documents yet: run [bold]navicite ingest PATH[/] (or [bold]navicite ingest --sample[/]) first")
         raise typer.Exit(2)

@@ -91,6 +91,7 @@ def _search_mpr(ctx: typer.Context, question: str, k: int, as_json: bool) -> Non
     from navicite.retrieve.render import render_mpr
 
     engine = Engine(settings(ctx))
+    ctx.call_on_close(engine.close)  # the retriever's vector stores
     if _hint_if_empty(engine.index):
         if as_json:
             print_json({})

@@ -66,7 +66,8 @@ class RetrievalMethod(Protocol):
     """Ranks the data set's documents for a question.
 
     A method may also define ``prepare(questions)``, called once with the questions it is
-    about to get, to batch work across them (the runner calls it when present).
+    about to get, to batch work across them, and ``close()``, called when it has run them
+    (to release files it holds open); the runner calls each when present.
     """
 
     name: str

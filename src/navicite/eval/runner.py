@@ -209,14 +209,18 @@ class RetrievalRunner:
             if method is not None and hasattr(method, "prepare"):
                 method.prepare(todo)
             records = []
-            for done, question in enumerate(questions, start=1):
-                record = store.get(name, question.id)
-                if record is None:
-                    result = self._ask(method, question, depth)
-                    record = QuestionRecord(name, question.id, result.ranking, result.trace)
-                    store.add(record)
-                records.append(record)
-                self.progress(name, done, len(questions))
+            try:
+                for done, question in enumerate(questions, start=1):
+                    record = store.get(name, question.id)
+                    if record is None:
+                        result = self._ask(method, question, depth)
+                        record = QuestionRecord(name, question.id, result.ranking, result.trace)
+                        store.add(record)
+                    records.append(record)
+                    self.progress(name, done, len(questions))
+            finally:
+                if method is not None and hasattr(method, "close"):
+                    method.close()  # e.g. the reranker's vector store
             by_id = {r.question_id: r for r in records}
             for qid, scores in retrieval_scores(qrels, {qid: dict(r.ranking) for qid, r in by_id.items()}, self.ks).items():
                 by_id[qid].scores = scores

@@ -5,21 +5,28 @@ embedding cosine + BM25 + portfolio agreement), ``cross-encoder`` (any
 sentence-transformers CrossEncoder, from ``rerank.model``), ``navicite`` (navicite's
 own ONNX cross-encoder over the head of the hybrid order) and ``llm`` (the chat
 model grades the head of the hybrid order).
+
+A reranker that holds the collection's vector store open is closed with
+:func:`release` by whoever created it (the engine, the evaluation methods).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from navicite.config import Settings
 from navicite.errors import ConfigError, IndexStoreError
 from navicite.llm.base import LLM
-from navicite.rerank.base import Reranker, RerankItem, Scored
+from navicite.rerank.base import Reranker, RerankItem, Scored, release
 from navicite.vectors import VectorStore, open_store
 
-__all__ = ["RerankItem", "Reranker", "Scored", "create", "register_backend"]
+if TYPE_CHECKING:
+    from navicite.embed import Embedder
+
+__all__ = ["RerankItem", "Reranker", "Scored", "create", "register_backend", "release"]
 
 BackendFactory = Callable[..., Reranker]
 _BACKENDS: dict[str, BackendFactory] = {}
@@ -36,17 +43,19 @@ def _none(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = N
     return FusionReranker()
 
 
-def _hybrid(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = None) -> Reranker:
+def _hybrid(
+    settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = None, embedder: Embedder | None = None
+) -> Reranker:
     from navicite import embed
     from navicite.rerank.hybrid import HybridReranker
 
     cfg = settings.rerank
     weights = {"dense": cfg.dense_weight, "bm25": cfg.bm25_weight, "agreement": cfg.agreement_weight}
-    return HybridReranker(embed.create(settings), weights, known_vectors, collection_vectors(settings))
+    return HybridReranker(embedder or embed.create(settings), weights, known_vectors, collection_vectors(settings))
 
 
 def collection_vectors(settings: Settings) -> VectorStore | None:
-    """The collection's stored passage vectors, or None where the data directory cannot hold them."""
+    """The collection's stored passage vectors (the caller closes them), or None where the data directory cannot hold them."""
     if not settings.home.is_dir():
         return None  # no collection here: do not create a data directory as a side effect
     try:
@@ -67,7 +76,9 @@ def _cross_encoder(settings: Settings, known_vectors: Mapping[str, np.ndarray] |
     return CrossEncoderReranker(cfg.model, max_length=cfg.max_length, batch_size=cfg.batch_size, device=settings.embed.device)
 
 
-def _navicite(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = None) -> Reranker:
+def _navicite(
+    settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = None, embedder: Embedder | None = None
+) -> Reranker:
     from navicite.rerank.navicite_ce import CascadeReranker, resolve_weights
     from navicite.rerank.onnx import OnnxCrossEncoder
 
@@ -75,12 +86,17 @@ def _navicite(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None
     folder = resolve_weights(cfg.model, cfg.onnx_variant, settings.cache_dir)
     scorer = OnnxCrossEncoder(folder, cfg.onnx_variant, threads=cfg.onnx_threads)
     return CascadeReranker(
-        _hybrid(settings, known_vectors), scorer, depth=cfg.cascade_depth, weight=cfg.cascade_weight,
+        _hybrid(settings, known_vectors, embedder), scorer, depth=cfg.cascade_depth, weight=cfg.cascade_weight,
         max_length=cfg.cascade_max_length, batch_size=cfg.batch_size,
     )
 
 
-def _llm(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = None, llm: LLM | None = None) -> Reranker:
+def _llm(
+    settings: Settings,
+    known_vectors: Mapping[str, np.ndarray] | None = None,
+    llm: LLM | None = None,
+    embedder: Embedder | None = None,
+) -> Reranker:
     from navicite import llm as llm_package
     from navicite.rerank.llm_judge import LLMJudgeReranker
 
@@ -90,9 +106,12 @@ def _llm(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = No
             raise ConfigError("rerank.backend=llm needs a chat model: set llm.backend (e.g. embedded), or use rerank.backend=hybrid")
         llm = llm_package.create(settings)
     return LLMJudgeReranker(
-        _hybrid(settings, known_vectors), llm, depth=cfg.llm_depth, batch=cfg.llm_batch, passage_chars=cfg.llm_passage_chars
+        _hybrid(settings, known_vectors, embedder), llm, depth=cfg.llm_depth, batch=cfg.llm_batch, passage_chars=cfg.llm_passage_chars
     )
 
+
+#: Backends whose first stage is the hybrid scorer: they take ``embedder`` and ``known_vectors``.
+EMBEDDING_BACKENDS = ("hybrid", "navicite", "llm")
 
 register_backend("none", _none)
 register_backend("hybrid", _hybrid)
@@ -101,13 +120,20 @@ register_backend("navicite", _navicite)
 register_backend("llm", _llm)
 
 
-def create(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = None, llm: LLM | None = None) -> Reranker:
-    """The reranker ``rerank.backend`` names.
+def create(
+    settings: Settings,
+    known_vectors: Mapping[str, np.ndarray] | None = None,
+    llm: LLM | None = None,
+    embedder: Embedder | None = None,
+) -> Reranker:
+    """The reranker ``rerank.backend`` names; close it with :func:`release` when done.
 
     Args:
         known_vectors: precomputed passage embeddings by document id, reused by the hybrid scorer
             (``hybrid``, and the first stage of ``navicite`` and ``llm``).
         llm: the chat model the ``llm`` backend should share (default: one built from the settings).
+        embedder: the embedder the hybrid scorer should share (default: one built from the settings),
+            e.g. one that remembers the question's vector for portfolio D.
 
     Raises:
         ConfigError: the backend is unknown here or misconfigured.
@@ -116,6 +142,9 @@ def create(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = 
     factory = _BACKENDS.get(name)
     if factory is None:
         raise ConfigError(f"rerank.backend={name!r} is not available; choose one of {', '.join(sorted(_BACKENDS))}")
-    # Only the llm backend takes a chat model; other factories keep the two-argument form.
-    extra = {"llm": llm} if llm is not None and name == "llm" else {}
+    # Only the llm backend takes a chat model, and only the hybrid family an embedder; other
+    # factories (and those registered from outside) keep the two-argument form.
+    extra: dict[str, object] = {"llm": llm} if llm is not None and name == "llm" else {}
+    if embedder is not None and name in EMBEDDING_BACKENDS:
+        extra["embedder"] = embedder
     return factory(settings, known_vectors=known_vectors, **extra)

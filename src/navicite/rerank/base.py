@@ -48,13 +48,24 @@ class Scored:
 
 @runtime_checkable
 class Reranker(Protocol):
-    """Orders candidates for a question."""
+    """Orders candidates for a question.
+
+    A backend that holds files open (the hybrid scorer's vector store) also has ``close()``;
+    whoever created the reranker calls :func:`release` on it when done.
+    """
 
     name: str
 
     def rerank(self, question: str, items: Sequence[RerankItem], top_n: int) -> list[Scored]:
         """The best ``top_n`` of ``items``, best first."""
         ...
+
+
+def release(part: object) -> None:
+    """Close ``part`` if it holds anything open (it has ``close()``); parts without one hold nothing."""
+    close = getattr(part, "close", None)
+    if callable(close):
+        close()
 
 
 def top(doc_ids: Sequence[str], scores: np.ndarray, signals: Sequence[dict[str, float]], top_n: int) -> list[Scored]:

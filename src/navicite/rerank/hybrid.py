@@ -31,7 +31,8 @@ class HybridReranker:
         weights: weight per signal name.
         known_vectors: precomputed passage vectors by document id (e.g. an evaluation
             corpus already embedded); other texts are embedded on demand and cached.
-        store: the collection's on-disk vectors, read before embedding and filled after.
+        store: the collection's on-disk vectors, read before embedding and filled after; the
+            reranker owns it and :meth:`close` closes it.
     """
 
     name = "hybrid"
@@ -79,6 +80,11 @@ class HybridReranker:
             if len(self._cache) + len(vectors) > CACHE_LIMIT:
                 self._cache.clear()
             self._cache.update(vectors)
+
+    def close(self) -> None:
+        """Close the vector store (if any); the reranker cannot run after."""
+        if self.store is not None:
+            self.store.close()
 
     def rerank(self, question: str, items: Sequence[RerankItem], top_n: int) -> list[Scored]:
         if not items:

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from navicite import prompts
 from navicite.llm.base import LLM, CallOptions, LLMError
-from navicite.rerank.base import Reranker, RerankItem, Scored
+from navicite.rerank.base import Reranker, RerankItem, Scored, release
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +97,10 @@ class LLMJudgeReranker:
             log.warning("LLM rerank call failed, %d passages keep their prior order: %s", len(texts), exc)
             return {}
         return valid_grades(reply, len(texts))
+
+    def close(self) -> None:
+        """Release what the prior order holds open (the hybrid scorer's vector store)."""
+        release(self.prior)
 
     def rerank(self, question: str, items: Sequence[RerankItem], top_n: int) -> list[Scored]:
         if not items:

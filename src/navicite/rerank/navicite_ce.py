@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from navicite.errors import ConfigError
-from navicite.rerank.base import Reranker, RerankItem, Scored, min_max, top
+from navicite.rerank.base import Reranker, RerankItem, Scored, min_max, release, top
 from navicite.rerank.onnx import (
     OnnxCrossEncoder,
     export_onnx,
@@ -83,6 +83,10 @@ class CascadeReranker:
         self.max_length = max_length
         self.batch_size = batch_size
         self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Release what the prior order holds open (the hybrid scorer's vector store)."""
+        release(self.prior)
 
     def rerank(self, question: str, items: Sequence[RerankItem], top_n: int) -> list[Scored]:
         if not items:

@@ -6,7 +6,8 @@
 - ``bm25-rerank``: flat BM25 top 100 through the same reranker;
 - ``hybrid``: flat BM25 top 100 and dense top 100, fused by the hybrid scorer, no portfolios.
 
-Importing this module registers them.
+Importing this module registers them. Each method embeds a question once: portfolio D (or
+the flat dense search) and the hybrid scorer share one :class:`RememberingEmbedder`.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from navicite.embed import Embedder, RememberingEmbedder
 from navicite.eval.datasets import EvalQuestion
 from navicite.eval.methods import MethodResult, Trace, register_method, restrict
 from navicite.eval.resources import EvalResources
 from navicite.index.parse import free_text
-from navicite.rerank import Reranker, RerankItem
+from navicite.rerank import Reranker, RerankItem, release
 from navicite.rerank.base import candidate_text
 from navicite.retrieve.mpr import MultiPortfolioRetriever
 
@@ -33,7 +35,7 @@ def _vectors(resources: EvalResources) -> Mapping[str, np.ndarray]:
     return dict(zip(dense.ids, dense.vectors))
 
 
-def _reranker(resources: EvalResources, backend: str | None = None) -> Reranker:
+def _reranker(resources: EvalResources, backend: str | None, embedder: Embedder) -> Reranker:
     from navicite import rerank
 
     settings = resources.settings
@@ -41,8 +43,8 @@ def _reranker(resources: EvalResources, backend: str | None = None) -> Reranker:
         settings = settings.model_copy(update={"rerank": settings.rerank.model_copy(update={"backend": backend})})
     name = settings.rerank.backend
     # hybrid, and the hybrid first stage of navicite and llm, reuse the corpus embeddings.
-    known = _vectors(resources) if name in ("hybrid", "navicite", "llm") else None
-    return rerank.create(settings, known_vectors=known, llm=resources.llm if name == "llm" else None)
+    known = _vectors(resources) if name in rerank.EMBEDDING_BACKENDS else None
+    return rerank.create(settings, known_vectors=known, llm=resources.llm if name == "llm" else None, embedder=embedder)
 
 
 def _add_llm(trace: Trace, totals: Mapping[str, Mapping[str, float]]) -> None:
@@ -55,11 +57,12 @@ def _add_llm(trace: Trace, totals: Mapping[str, Mapping[str, float]]) -> None:
 class _CorpusDense:
     """Portfolio D over the evaluation corpus's embeddings (built once by the harness)."""
 
-    def __init__(self, resources: EvalResources) -> None:
+    def __init__(self, resources: EvalResources, embedder: Embedder) -> None:
         self.resources = resources
+        self.embedder = embedder
 
     def search(self, question: str, k: int) -> list[tuple[str, float]]:
-        vector = self.resources.embedder.embed([question])[0]
+        vector = self.embedder.embed([question])[0]
         return self.resources.dense.search(vector, k)
 
 
@@ -70,12 +73,13 @@ class MPRMethod:
         self.name = name
         self.resources = resources
         llm = resources.llm if use_llm and resources.settings.llm.backend != "none" else None
+        questions = RememberingEmbedder(resources.embedder)
         dense = None
         if resources.settings.retrieve.dense_portfolio:
             _ = resources.dense  # built here, once, not by the first concurrent searches
-            dense = _CorpusDense(resources)
+            dense = _CorpusDense(resources, questions)
         self.retriever = MultiPortfolioRetriever(
-            resources.lexical, llm, _reranker(resources, rerank_backend), resources.settings, dense
+            resources.lexical, llm, _reranker(resources, rerank_backend, questions), resources.settings, dense
         )
 
     def run(self, question: EvalQuestion, k: int) -> MethodResult:
@@ -85,6 +89,10 @@ class MPRMethod:
         ranking = [(c.doc_id, float(c.score)) for c in result.ranked]
         return MethodResult(restrict(ranking, question.candidates, k), trace)
 
+    def close(self) -> None:
+        """Release the reranker's vector store."""
+        self.retriever.close()
+
 
 class FlatRerankMethod:
     """Flat BM25 (and, for ``hybrid``, dense) candidates through a reranker."""
@@ -93,7 +101,8 @@ class FlatRerankMethod:
         self.name = name
         self.resources = resources
         self.with_dense = with_dense
-        self.reranker = _reranker(resources, rerank_backend)
+        self.embedder = RememberingEmbedder(resources.embedder)
+        self.reranker = _reranker(resources, rerank_backend, self.embedder)
 
     def _candidates(self, question: EvalQuestion, trace: Trace) -> list[RerankItem]:
         index = self.resources.lexical
@@ -102,7 +111,7 @@ class FlatRerankMethod:
             hits = index.search(query, k=FLAT_DEPTH) if query is not None else []
             ids = {h.doc_id: {"bm25": float(h.score)} for h in hits}
             if self.with_dense:
-                vector = self.resources.embedder.embed([question.text])[0]
+                vector = self.embedder.embed([question.text])[0]
                 for doc_id, _cosine in self.resources.dense.search(vector, FLAT_DEPTH):
                     ids.setdefault(doc_id, {})
         items = []
@@ -118,6 +127,10 @@ class FlatRerankMethod:
         with trace.stage("rerank"):
             scored = self.reranker.rerank(question.text, items, max(k, len(items)))
         return MethodResult(restrict([(s.doc_id, s.score) for s in scored], question.candidates, k), trace)
+
+    def close(self) -> None:
+        """Release the reranker's vector store."""
+        release(self.reranker)
 
 
 register_method("mpr", lambda r: MPRMethod(r, "mpr", "none", use_llm=True))

@@ -7,8 +7,9 @@ reranker, and records what each step did and cost in :class:`MPRResult`.
 Beyond METHOD.md, the flat question's BM25 top hits join the pool as portfolio
 ``B`` (``retrieve.flat_portfolio``, on by default): the Boolean portfolios are
 conjunctions of keyword pairs, and on SciFact they alone recall fewer
-documents than flat BM25 does (see bench/mpr_bench.py). LLM usage is read off
-the shared usage log, so concurrent runs on one LLM object count each other's calls.
+documents than flat BM25 does (see bench/mpr_bench.py). LLM usage is counted per
+run with :func:`~navicite.llm.base.usage_scope`, so concurrent runs on one LLM object
+do not count each other's calls.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from navicite.index.base import Hit, LexicalIndex
 from navicite.index.parse import free_text
 from navicite.index.query import to_text
 from navicite.llm.base import LLM, LLMError, Usage, UsageLog, usage_scope
-from navicite.rerank.base import Reranker, RerankItem, candidate_text
+from navicite.rerank.base import Reranker, RerankItem, candidate_text, release
 from navicite.retrieve.expand import QueryAnalyzer
 from navicite.retrieve.fallback import StatisticalAnalyzer
 from navicite.retrieve.keywords import Analysis
@@ -76,10 +77,10 @@ class MPRResult:
 
 
 class DenseSearch(Protocol):
-    """Nearest documents to a question by embedding."""
+    """Nearest documents to a question by embedding (one holding files open also has ``close()``)."""
 
-    def search(self, question: str, k: int) -> list[tuple[str, float]]:
-        """Up to ``k`` (document id, cosine) pairs, best first."""
+    def search(self, question: str, k: int) -> list[tuple[str, float]] | None:
+        """Up to ``k`` (document id, cosine) pairs, best first; None when it has no vectors at all (no portfolio D)."""
         ...
 
 
@@ -92,6 +93,8 @@ class MultiPortfolioRetriever:
         reranker: orders the pool (see :func:`navicite.rerank.create`).
         settings: ``retrieve`` and ``rerank`` sections are read.
         dense: nearest documents by embedding, pooled as portfolio D (``retrieve.dense_portfolio``).
+
+    The retriever owns ``reranker`` and ``dense``: :meth:`close` closes them.
     """
 
     def __init__(
@@ -146,8 +149,11 @@ class MultiPortfolioRetriever:
         if self.dense is None:
             return None
         start = time.perf_counter()
+        found = self.dense.search(question, self.cfg.top_k_per_query)
+        if found is None:
+            return None
         hits = []
-        for doc_id, score in self.dense.search(question, self.cfg.top_k_per_query):
+        for doc_id, score in found:
             doc = self.index.get(doc_id)
             if doc is not None:  # vectors of since-deleted documents are skipped
                 hits.append(Hit(doc_id, score, doc.title, link=doc.link))
@@ -245,6 +251,12 @@ class MultiPortfolioRetriever:
                 self._after_analysis, question, analysis, translation, g_reason, timings, calls, top_n
             )
 
+    def close(self) -> None:
+        """Release the reranker's and portfolio D's files (their vector stores); the retriever is unusable after."""
+        release(self.reranker)
+        if self.dense is not None:
+            release(self.dense)
+
 
 def create_retriever(
     settings: Settings,
@@ -272,11 +284,14 @@ def create_retriever(
 
 
 def collection_dense(settings: Settings) -> DenseSearch | None:
-    """Portfolio D's searcher over the collection's stored document vectors; None if it has none."""
+    """Portfolio D's searcher over the collection's stored document vectors; None without a vector store.
+
+    Nothing is read here: the vectors are loaded by the first search, which finds no
+    portfolio D when no document has a vector. The caller closes the searcher.
+    """
     from navicite import embed
     from navicite.vectors import STORE_FILE, StoredDense, open_store
 
     if not settings.retrieve.dense_portfolio or not (settings.home / STORE_FILE).is_file():
         return None
-    dense = StoredDense(open_store(settings.home, settings.embed.model), embed.create(settings))
-    return dense if len(dense) else None
+    return StoredDense(open_store(settings.home, settings.embed.model), embed.create(settings))

@@ -8,6 +8,8 @@ limits its own concurrency). Blocking engine work runs in worker threads.
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,13 +73,24 @@ def create_app(settings: Settings, engine: Engine | None = None) -> FastAPI:
 
     Args:
         settings: the collection's settings (``server`` section: api key, upload limit).
-        engine: the engine to serve; one is created from ``settings`` when omitted.
+        engine: the engine to serve; one is created from ``settings`` when omitted, and then
+            closed when the app shuts down (a given engine is its caller's to close).
     """
+    owned = engine is None
     if engine is None:
         from navicite.pipeline import Engine  # imports the retrieval and generation stages
 
         engine = Engine(settings)
+    served = engine
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        if owned:
+            served.close()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="navicite",
         version=__version__,
         description="Question answering over a document collection; every factual sentence cites its source.",
