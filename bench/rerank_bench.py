@@ -9,7 +9,8 @@ Quality (``--dataset``, repeatable): each question's MPR pool (statistical analy
 ``mpr-fallback``) is built once and then re-ranked by ``none`` (RRF), ``hybrid``, the
 ``navicite`` cascade with the fp32 and the int8 network (the cross-encoder reads the
 same head, so its scores are computed once per question and network and fused for each
-``--depth``), and the ``llm`` judge on the first ``--llm-limit`` questions (cost
+``--depth``), the pool's ceiling (gold documents first: what a perfect reranker
+would reach), and the ``llm`` judge on the first ``--llm-limit`` questions (cost
 reported). Prints nDCG@10, recall@10 and all-gold@10 per method.
 
     .venv/bin/python bench/rerank_bench.py --model /tmp/rerank-train/model --onnx-dir /tmp/rerank-train/onnx \\
@@ -173,6 +174,13 @@ def _timed_rerank(reranker: Reranker, question: str, pool: list[RerankItem]) -> 
     return scored, time.perf_counter() - started
 
 
+def _gold_first(question: EvalQuestion, pool: list[RerankItem]) -> list[Scored]:
+    """The pool in its best possible order: what a perfect reranker would reach with it."""
+    gold = question.gold
+    ordered = sorted(pool, key=lambda it: -float(gold.get(it.doc_id, 0)))
+    return [Scored(it.doc_id, float(len(ordered) - i)) for i, it in enumerate(ordered)]
+
+
 def quality(resources: EvalResources, questions: list[EvalQuestion], folder: Path, depths: list[int], weights: list[float],
             llm_limit: int, variants: list[str], every: int = 20) -> None:
     settings = resources.settings
@@ -192,6 +200,7 @@ def quality(resources: EvalResources, questions: list[EvalQuestion], folder: Pat
             print(f"after {done} questions ({_load()}):")
             _table(questions, out, 0)
         out.add("none (RRF)", question.id, *_timed_rerank(none, question.text, pool))
+        out.add("pool ceiling (gold first)", question.id, _gold_first(question, pool), 0.0)
         ordered, prior_seconds = _timed_rerank(hybrid, question.text, pool)
         out.add("hybrid", question.id, ordered, prior_seconds)
         text = {it.doc_id: it.text for it in pool}
