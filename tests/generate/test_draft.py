@@ -32,6 +32,7 @@ def test_model_written_markers_are_removed() -> None:
     assert clean_draft("The trial (Source 1) found a drop (sources 2 and 3).") == "The trial found a drop."
     assert clean_draft("서울은 크다 (출처 1).") == "서울은 크다."
     assert clean_draft("A source (the 2019 trial) said so.") == "A source (the 2019 trial) said so."
+    assert clean_draft("Answer: <yes>\nIt is <b>so</b>.") == "Answer: yes\nIt is <b>so</b>."
 
 
 def test_refusal_becomes_a_no_answer_sentence(scripted_llm, tmp_path) -> None:

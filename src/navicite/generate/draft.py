@@ -45,6 +45,8 @@ _MODEL_MARKERS = re.compile(
     re.IGNORECASE,
 )
 _SHORT_ANSWER = re.compile(rf"^\s*{ANSWER_LABEL}\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+# The prompt shows the answer's place as "<answer phrase>"; the model may keep the brackets.
+_SLOTTED_ANSWER = re.compile(rf"^(\s*{ANSWER_LABEL}\s*)<([^<>\n]+)>", re.IGNORECASE | re.MULTILINE)
 # Below this many letters the language detector guesses; such drafts are not judged.
 _MIN_LETTERS_TO_JUDGE = 24
 #: A draft sharing this many consecutive words with the prompt's instructions copied them.
@@ -60,7 +62,7 @@ def no_answer_text(language: str) -> str:
 
 def clean_draft(text: str) -> str:
     """The model's text without citation markers it was told not to write, and trimmed."""
-    return _MODEL_MARKERS.sub("", text).strip()
+    return _SLOTTED_ANSWER.sub(r"\1\2", _MODEL_MARKERS.sub("", text)).strip()
 
 
 def short_answer_of(text: str) -> str | None:
