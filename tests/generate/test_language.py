@@ -73,7 +73,7 @@ def test_repair_rejects_lost_numbers_markers_english_and_empty(scripted_llm, tmp
         "source markers changed": KOREAN.replace("가수이다.", "가수이다 [1]."),
     }
     for reason, reply in cases.items():
-        _, repair = repairer(scripted_llm, tmp_path, reply)
+        _, repair = repairer(scripted_llm, tmp_path, reply, reply)  # an off-language reply gets a second try
         result = repair.run(ENGLISH, "ko", check)
         assert not result.accepted and result.text == ENGLISH and reason in result.reason, (reason, result.reason)
 
@@ -88,3 +88,20 @@ def test_repair_survives_a_model_error(scripted_llm, tmp_path) -> None:
     _, repair = repairer(scripted_llm, tmp_path, LLMUnavailableError("model file missing"))
     result = repair.run(ENGLISH, "ko", check_language(ENGLISH, "ko"))
     assert not result.accepted and result.text == ENGLISH and "model error" in result.reason
+
+
+def test_a_translation_still_off_language_gets_one_example_guided_try(scripted_llm, tmp_path) -> None:
+    llm, repair = repairer(scripted_llm, tmp_path, ENGLISH, KOREAN)
+    result = repair.run(ENGLISH, "ko", check_language(ENGLISH, "ko"))
+    assert result.accepted and result.text == KOREAN and result.attempts == 2 and len(llm.calls) == 2
+    roles = [m.role for m in llm.calls[1].messages]
+    assert roles == ["system", "user", "assistant", "user"] and "Eiffel Tower는" in llm.calls[1].messages[2].content
+
+
+def test_no_second_try_without_an_example_or_for_a_layout_problem(scripted_llm, tmp_path) -> None:
+    german = "# Seoul\n\nSeoul is the capital of South Korea. It is a large and busy city with many people."
+    llm, repair = repairer(scripted_llm, tmp_path, german)
+    result = repair.run(german, "de", check_language(german, "de"))
+    assert not result.accepted and result.attempts == 1 and len(llm.calls) == 1
+    llm, repair = repairer(scripted_llm, tmp_path, "  ")
+    assert repair.run(ENGLISH, "ko", check_language(ENGLISH, "ko")).attempts == 1 and len(llm.calls) == 1

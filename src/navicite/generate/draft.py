@@ -117,7 +117,7 @@ class Draft:
         }
         if self.repair is not None:
             r = self.repair
-            out["repair"] = {"accepted": r.accepted, "reason": r.reason, "off_share_before": round(r.off_share_before, 3),
+            out["repair"] = {"accepted": r.accepted, "reason": r.reason, "attempts": r.attempts, "off_share_before": round(r.off_share_before, 3),
                              "off_share_after": None if r.off_share_after is None else round(r.off_share_after, 3),
                              "translation": r.translation}
         return out

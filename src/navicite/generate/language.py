@@ -15,7 +15,7 @@ words do.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from navicite import prompts
 from navicite.config import Settings
@@ -38,6 +38,11 @@ _NATIVE_RULES = {
 }
 # The label that starts a translation, in the target language (the reply continues from it).
 _CUES = {"ko": "한국어 번역:", "ja": "日本語訳:", "zh": "中文翻译:"}
+#: Worked examples for the second translation try (source, translation), by target language.
+_EXAMPLES = {
+    "ko": ("The Eiffel Tower in Paris was completed in 1889 [2].", "파리의 Eiffel Tower는 1889년에 완공되었습니다 [2]."),
+    "en": ("파리의 Eiffel Tower는 1889년에 완공되었습니다 [2].", "The Eiffel Tower in Paris was completed in 1889 [2]."),
+}
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
 _LETTER = re.compile(r"[^\W\d_]")
@@ -130,6 +135,8 @@ class Repair:
     off_share_after: float | None
     #: The model's translation as received (kept for the trace, also when rejected).
     translation: str = ""
+    #: Translation calls made (a second, example-guided one when the first stayed off-language).
+    attempts: int = 1
 
 
 class LanguageRepair:
@@ -164,14 +171,30 @@ class LanguageRepair:
         g = self.settings.generate
         return CallOptions(temperature=0.0, max_tokens=g.draft_max_tokens * 2, stage="language-repair")
 
+    def example_messages(self, body: str, language: str) -> list | None:
+        """The second try's prompt: one worked example before ``body`` (None: no example for ``language``)."""
+        if language not in _EXAMPLES:
+            return None
+        source, translation = _EXAMPLES[language]
+        return prompts.render("translate_draft_example", text=body, language=language_name(language),
+                              example_source=source, example_translation=translation)
+
     def run(self, text: str, language: str, check: LanguageCheck) -> Repair:
-        """Translate ``text`` (already judged by ``check``) into ``language``."""
+        """Translate ``text`` (already judged by ``check``) into ``language``.
+
+        A translation that comes back still in the wrong language gets one more try with a
+        worked example (small models copy name-heavy sentences back unchanged otherwise).
+        """
         kept, body = self.split(text)
         try:
-            reply = self.llm.complete(self.messages(body, language), self.options())
+            first = self.accept(text, kept, body, self.llm.complete(self.messages(body, language), self.options()), language, check)
+            retry = self.example_messages(body, language)
+            if first.accepted or retry is None or not first.reason.startswith("translation still"):
+                return first
+            second = self.accept(text, kept, body, self.llm.complete(retry, self.options()), language, check)
         except LLMError as error:
             return Repair(text, False, f"model error: {error}", check.off_share, None)
-        return self.accept(text, kept, body, reply, language, check)
+        return replace(second, attempts=2)
 
     def accept(self, text: str, kept: list[str], body: str, reply: str, language: str, check: LanguageCheck) -> Repair:
         """The repair for the model's translation ``reply`` of ``body`` (validated)."""
