@@ -138,6 +138,7 @@ def test_copied_instructions_are_detected_by_word_runs_and_unfilled_slots(script
     words = drafter(scripted_llm(), tmp_path, "generate.short_answer=true").instructions("en")
     assert echoes_instructions(ECHO, words)
     assert echoes_instructions("Answer: <answer phrase>\nSeoul is the capital.", words)
+    assert echoes_instructions('Answer: <source id="2">\nSeoul is the capital.', words)
     assert not echoes_instructions("Answer: Seoul\nSeoul is the capital of South Korea.", words)
     assert not echoes_instructions(KOREAN, words)
 

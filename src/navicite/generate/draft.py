@@ -53,6 +53,8 @@ _MIN_LETTERS_TO_JUDGE = 24
 _ECHO_WORDS = 6
 _WORD = re.compile(r"\w+")
 _SLOT = re.compile(r"<[a-z][^<>\n]{2,80}>")
+# The sources arrive as <source id="n"> blocks; a draft that writes one copied the prompt's markup.
+_SOURCE_TAG = re.compile(r"</?source\b", re.IGNORECASE)
 
 
 def no_answer_text(language: str) -> str:
@@ -78,10 +80,10 @@ def echoes_instructions(text: str, instructions: str) -> bool:
     """Whether a draft copied its prompt's instructions instead of answering.
 
     A copy is a run of ``_ECHO_WORDS`` consecutive words of ``instructions`` (the prompt
-    without sources and question), or one of its ``<...>`` slots left unfilled.
+    without sources and question), one of its ``<...>`` slots left unfilled, or a source tag.
     """
     lowered = text.lower()
-    if any(slot in lowered for slot in _SLOT.findall(instructions.lower())):
+    if _SOURCE_TAG.search(text) or any(slot in lowered for slot in _SLOT.findall(instructions.lower())):
         return True
     def runs(words: list[str]) -> set[tuple[str, ...]]:
         return {tuple(words[i : i + _ECHO_WORDS]) for i in range(len(words) - _ECHO_WORDS + 1)}
