@@ -48,6 +48,7 @@ def test_build_then_show_outline_and_json(tmp_path: Path, run_cli: Any) -> None:
     assert lines[0].startswith("Town history  [town]  3 segments, 3 nodes")
     assert "- Harbour  (" in lines[1] and "segments 0,2, words 0-60" in lines[1]
     assert "- Trade  (" in lines[2] and "segments 1, words 20-40" in lines[2]
+    assert " tok, leaf of 35 passage tok, segments 1," in lines[2]  # 20 words, about 4 bytes a token
     assert "valid" in err
 
     code, out, _ = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "show", "town", "--json")

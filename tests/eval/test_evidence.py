@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from navicite.eval.evidence import (
 )
 from navicite.generate.sources import estimate_tokens
 from navicite.ingest import segment
-from navicite.llm.base import Message
+from navicite.llm.base import CallOptions, Message
 from navicite.llm.scripted import ScriptedLLM
 from navicite.navigate import (
     KnowledgeTree,
@@ -132,3 +133,25 @@ def test_navi_scores_the_navigation_evidence_with_its_path(story: Path, tmp_path
     assert record.recall == 1.0 and record.llm_calls == 2
     assert record.paths == [f"{data.corpus[0].title} > Treasure"]
     assert report.builds[data.corpus[0].id]["calls"] == 0  # the stored tree was used, not rebuilt
+
+
+def test_navi_counts_only_its_own_calls_when_the_model_is_shared(story: Path, tmp_path: Path) -> None:
+    data = load_dataset(f"leval:{story}")
+    settings = small_settings(tmp_path / "home")
+    store_tree(data, settings)
+    llm = ScriptedLLM(default=navigation_model, concurrency=2)
+    others: list[str] = []
+
+    def busy(messages: list[Message]) -> Any:
+        # Another request on the same model (a server's second user) while this navigation runs.
+        if not others:
+            others.append("asked")
+            other = threading.Thread(target=llm.complete, args=([Message("user", "unrelated")], CallOptions(stage="other")))
+            other.start()
+            other.join()
+        return navigation_model(messages)
+
+    llm.add(busy)
+    report = EvidenceRunner(data, settings, ["navi"], budget=40, llm=llm).run(data.questions[:1])
+    assert len(llm.usage.calls) == 3
+    assert report.records[0].llm_calls == 2

@@ -2,8 +2,8 @@
 
 ``TreeModel`` answers the organising prompts from their content: a segment whose
 text starts with ``Topic: <name>.`` is filed under ``<name>``, refine merges notes
-into one paragraph citing them all, split halves the paragraphs. Tests wrap it to
-inject derailments.
+into one paragraph citing them all, split cuts the paragraphs into the fewest consecutive
+groups the prompt allows, packed parts are named "Episode k". Tests wrap it to inject derailments.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ def stage_of(messages: list[Message]) -> str:
         ("Give this passage a new topic title", "create"),
         ("Rewrite the notes", "refine"),
         ("divided into sub-topics", "split"),
+        ("consecutive parts of a document", "name"),
         ("Label every entry", "level"),
         ("Choose the passages", "leaf"),
         ("Classify the question", "classify"),
@@ -72,15 +73,23 @@ class TreeModel:
         return {"paragraphs": [{"text": " ".join(body for _, body in notes), "sources": sources}]}
 
     def split(self, text: str) -> dict[str, Any]:
-        count = len(re.findall(r"^P\d+:", text, re.M))
-        half = max(1, count // 2)
+        count = len(re.findall(r"^P\d+[ :]", text, re.M))
+        wanted = re.search(r"into (\d+) to \d+ sub-topics", text)
+        parts = min(count, int(wanted.group(1))) if wanted else 2
+        bounds = [count * k // parts for k in range(parts + 1)]
+        names = ["First part", "Second part", "Third part", "Fourth part", "Fifth part", "Sixth part"]
         return {
             "overview": "An overview.",
             "groups": [
-                {"title": "First half", "paragraphs": list(range(1, half + 1))},
-                {"title": "Second half", "paragraphs": list(range(half + 1, count + 1))},
+                {"title": names[k] if k < len(names) else f"Part {k + 1}", "paragraphs": list(range(bounds[k] + 1, bounds[k + 1] + 1))}
+                for k in range(parts)
             ],
         }
+
+
+    def name(self, text: str) -> dict[str, Any]:
+        count = len(re.findall(r"^Part \d+:", text, re.M))
+        return {"titles": [f"Episode {k}" for k in range(1, count + 1)]}
 
 
 def topic_document(topics: list[str], words_per_segment: int = 40, doc_id: str = "doc") -> Document:

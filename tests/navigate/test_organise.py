@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from navicite.documents import Document
@@ -120,7 +121,8 @@ def test_a_topic_over_budget_is_split_into_children(tmp_path: Any, kit: Any) -> 
 
     model = kit.TreeModel({"select": [select_long] * 3})
     tree = organise(settings, kit.topic_document(["Climate"] * 5), kit.rule_llm(model))
-    climate = tree.root.children[0]
+    climate = tree.root  # the document's only topic: its sub-topics are the top level
+    assert [c.title for c in climate.children] == ["First part", "Second part", "Third part"]
     assert not climate.is_leaf and "split" in model.seen and "refine" not in model.seen
     assert climate.paragraphs[0].text == "An overview." and climate.paragraphs[0].sources == [0, 1, 2, 3, 4]
     assert problems(tree) == []
@@ -138,11 +140,20 @@ def test_a_split_reply_without_usable_groups_falls_back_to_packing(tmp_path: Any
         return reply
 
     bad_split = {"overview": "", "groups": [{"title": "", "paragraphs": [1]}, {"title": "Climate", "paragraphs": [2]}]}
-    model = kit.TreeModel({"select": [select_long] * 2, "split": [bad_split]})
+    bad_names = {"titles": ["Rain", "climate", "Rain"]}  # the parent's title and a repeat are refused
+    model = kit.TreeModel({"select": [select_long] * 2, "split": [bad_split], "name": [bad_names]})
     tree = organise(settings, kit.topic_document(["Climate"] * 3), kit.rule_llm(model))
-    titles = [c.title for c in tree.root.children[0].children]
-    assert titles[:2] == ["Climate (part 1)", "Climate (part 2)"]
+    assert [c.title for c in tree.root.children] == ["Rain", "Climate (part 2)", "Climate (part 3)"]
     assert problems(tree) == []
+
+
+def test_a_document_with_several_topics_keeps_them_as_the_top_level(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "ingest.segment_words=100", "navigate.leaf_token_budget=350")
+    document = kit.topic_document(["Voyage"] * 4 + ["Harbour"], words_per_segment=100)
+    tree = organise(settings, document, kit.rule_llm())
+    assert [c.title for c in tree.root.children] == ["Voyage", "Harbour"]
+    assert [c.title for c in tree.root.children[0].children] == ["First part", "Second part"]
+    assert tree.root.paragraphs == [] and problems(tree) == []
 
 
 def test_summaries_that_say_nothing_are_dropped_and_meta_openings_removed(settings: Any, kit: Any) -> None:
@@ -173,3 +184,44 @@ def test_progress_reports_phases_with_calls_and_tokens_so_far(settings: Any, kit
         ("select", 0, 2, 0), ("select", 1, 2, 1), ("select", 2, 2, 2), ("refine", 1, 2, 3), ("refine", 2, 2, 3),
     ]
     assert events[-1].tokens > events[1].tokens > 0
+
+
+def test_concurrent_builds_on_one_model_count_only_their_own_calls(settings: Any, kit: Any) -> None:
+    first = kit.topic_document(["Climate", "Soil", "Climate"], doc_id="a")
+    second = kit.topic_document(["Water", "Rock", "Water", "Rock", "Sand"], doc_id="b")
+    alone = {d.id: organise(settings, d, kit.rule_llm()).cost.calls for d in (first, second)}
+    assert alone == {"a": 3, "b": 5}
+
+    # Both builds hold their first select call until the other has started too, so their
+    # calls interleave in the shared usage log.
+    model, started, waited = kit.TreeModel(), threading.Barrier(2, timeout=30), set()
+
+    def answer(messages: Any) -> Any:
+        text = "\n".join(m.content for m in messages)
+        doc = "a" if "Document a" in text else "b"
+        if kit.stage_of(messages) == "select" and doc not in waited:
+            waited.add(doc)
+            started.wait()
+        return model(messages)
+
+    shared = ScriptedLLM(default=answer, concurrency=2)
+    costs: dict[str, Any] = {}
+
+    def build(document: Document) -> None:
+        costs[document.id] = organise(settings, document, shared).cost
+
+    threads = [threading.Thread(target=build, args=(d,)) for d in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert {doc_id: cost.calls for doc_id, cost in costs.items()} == alone
+    assert len(shared.usage.calls) == 8
+    assert costs["a"].prompt_tokens + costs["b"].prompt_tokens == sum(u.prompt_tokens for u in shared.usage.calls)
+
+
+def test_summaries_opening_with_what_the_passage_discusses_keep_only_the_facts() -> None:
+    from navicite.navigate.organise import clean_summary
+
+    assert clean_summary("The passage discusses the White House gate log.") == "The White House gate log."
+    assert clean_summary("This text describes how the agents wait outside.") == "How the agents wait outside."

@@ -74,3 +74,17 @@ def test_round_trip_through_dict_keeps_the_tree() -> None:
     tree = small_tree()
     again = KnowledgeTree.from_dict(tree.to_dict())
     assert again.to_dict() == tree.to_dict() and problems(again) == []
+
+
+
+def test_a_leaf_pointing_to_more_passage_text_than_the_budget_is_reported() -> None:
+    tree = small_tree()
+    for i in (0, 1):
+        tree.segments[i] = SegmentRef(i, i * 10, i * 10 + 10, "w " * 30)
+    assert problems(tree) == ["Alpha: its passages have 60 tokens, over the budget of 50"]
+
+
+def test_a_leaf_of_one_segment_fits_whatever_the_segment_size() -> None:
+    tree = small_tree()
+    tree.segments[2] = SegmentRef(2, 20, 30, "word " * 80)
+    assert problems(tree) == []

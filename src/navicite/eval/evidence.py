@@ -37,7 +37,7 @@ from navicite.eval.metrics import answer_in_context_recall
 from navicite.eval.reading import EvidenceReader, ReadingRecord, summarise_reading
 from navicite.generate.sources import estimate_tokens, truncate_to_tokens
 from navicite.ingest import segment
-from navicite.llm.base import LLM
+from navicite.llm.base import LLM, usage_scope
 
 RECORDS_FILE = "evidence.jsonl"
 ANSWERS_FILE = "answers.jsonl"
@@ -198,16 +198,15 @@ class NaviEvidence:
         self.navigator = Navigator(self.llm, settings, memory=memory)
 
     def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
+        # build() keeps a tree of this document version and build parameters, and rebuilds any other.
+        outcome = self.builder.build(document)
         tree = self.builder.store.get(document.id)
-        if tree is None or tree.fingerprint != document.fingerprint:
-            outcome = self.builder.build(document)
-            tree = self.builder.store.get(document.id)
-            if tree is None:
-                raise UserInputError(f"no tree for {document.id}: {outcome.status} {outcome.error or ''}".strip())
-        first = len(self.llm.usage.calls)
-        navigation = self.navigator.run(question.text, tree)
+        if tree is None or outcome.status == "failed":
+            raise UserInputError(f"no tree for {document.id}: {outcome.status} {outcome.error or ''}".strip())
+        with usage_scope() as calls:  # this navigation's calls, not those of others sharing the model
+            navigation = self.navigator.run(question.text, tree)
         paths = list(dict.fromkeys(e.path_label for e in navigation.evidence))
-        return [e.text for e in navigation.evidence], {"llm_calls": len(self.llm.usage.calls) - first, "paths": paths}
+        return [e.text for e in navigation.evidence], {"llm_calls": len(calls), "paths": paths}
 
 
 def create_evidence_method(name: str, settings: Settings, folder: Path, llm: LLM | None = None) -> EvidenceMethod:

@@ -9,9 +9,10 @@ The call plan keeps the cost near one call per segment:
    each sees the titles made so far.
 2. *merge* happens in code: a topic's summaries are concatenated, each marked with
    its segment index.
-3. *refine* and *split* (:mod:`navicite.navigate.shape`): once per topic at the end,
-   concurrently: a topic with several summaries is rewritten as cited paragraphs,
-   one over the token budget is split into sub-topics.
+3. *split* and *refine* (:mod:`navicite.navigate.shape`): per topic at the end,
+   concurrently: a topic over the leaf budget (its summaries, or the original passages
+   they come from) is split into sub-topics until every leaf fits, and a leaf with
+   several summaries is rewritten as cited paragraphs.
 
 The select reply's schema asks for exactly one entry per segment, so a
 schema-constrained backend cannot skip one. A segment the model still leaves
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -33,7 +34,7 @@ from pydantic import BaseModel, Field, create_model
 from navicite import prompts
 from navicite.config import Settings
 from navicite.documents import Document, Segment
-from navicite.llm.base import LLM
+from navicite.llm.base import LLM, Usage, usage_scope
 from navicite.navigate.ask import ask_json
 from navicite.navigate.shape import Shaper
 from navicite.navigate.tree import (
@@ -54,7 +55,7 @@ _NOTHING = re.compile(
     re.I,
 )
 _META_OPENING = re.compile(
-    r"^(?:the|this) (?:passage|text|segment|section|excerpt)\s+(?:states|says|notes|mentions|explains|reports|shows)\s+(?:that\s+)?",
+    r"^(?:the|this) (?:passage|text|segment|section|excerpt)\s+(?:states|says|notes|mentions|explains|reports|shows|discusses|describes|covers)\s+(?:that\s+)?",
     re.I,
 )
 #: Longest title kept from a model reply, in characters.
@@ -147,7 +148,7 @@ def clean_title(title: str) -> str:
 class Organiser:
     """Builds the knowledge tree of one document from its segments."""
 
-    STAGES = ("tree_select", "tree_create", "tree_refine", "tree_split")
+    STAGES = ("tree_select", "tree_create", "tree_refine", "tree_split", "tree_name_parts")
 
     def __init__(self, llm: LLM, settings: Settings, progress: ProgressFn | None = None) -> None:
         self.llm = llm
@@ -155,7 +156,6 @@ class Organiser:
         self.limits = settings.navigate
         self.progress = progress
         self.shaper = Shaper(llm, settings)
-        self._first_call = 0
 
     def run(self, document: Document, segments: list[Segment]) -> KnowledgeTree:
         """The validated tree of ``document`` over ``segments`` (indices 0..n-1).
@@ -167,32 +167,40 @@ class Organiser:
         if not segments:
             raise ValueError(f"document {document.id!r} has no text to organise")
         name = document.title or document.id
-        started, self._first_call = time.perf_counter(), len(self.llm.usage.calls)
-        topics: dict[str, Topic] = {}
-        batches = self._batches(segments)
-        self._report(document.id, "select", 0, len(batches))
-        for done, batch in enumerate(batches, 1):
-            self._place_batch(name, batch, topics)
-            self._report(document.id, "select", done, len(batches))
-        ordered = list(topics.values())
-        children = self.shaper.shape_all(
-            [(t.title, t.notes) for t in ordered],
-            on_done=lambda done: self._report(document.id, "refine", done, len(ordered)),
-        )
+        started = time.perf_counter()
+        # The build's own calls only: other builds or questions may share the model meanwhile.
+        with usage_scope() as calls:
+            topics: dict[str, Topic] = {}
+            batches = self._batches(segments)
+            self._report(document.id, "select", 0, len(batches), calls)
+            for done, batch in enumerate(batches, 1):
+                self._place_batch(name, batch, topics)
+                self._report(document.id, "select", done, len(batches), calls)
+            ordered = list(topics.values())
+            refs = [SegmentRef(s.index, s.start, s.end, s.text) for s in segments]
+            children = self.shaper.shape_all(
+                [(t.title, t.notes) for t in ordered],
+                refs,
+                on_done=lambda done: self._report(document.id, "refine", done, len(ordered), calls),
+            )
         root = Node(id="0", title=name, children=children)
+        if len(children) == 1 and children[0].children:
+            # One topic for the whole document (small models often name it after the document):
+            # its sub-topics become the top level instead of a level with a single choice.
+            root.paragraphs, root.children = children[0].paragraphs, children[0].children
         _number(root)
         tree = KnowledgeTree(
             doc_id=document.id,
             fingerprint=document.fingerprint,
             root=root,
-            segments=[SegmentRef(s.index, s.start, s.end, s.text) for s in segments],
+            segments=refs,
             limits={
                 "leaf_token_budget": self.limits.leaf_token_budget,
                 "max_topics_per_level": self.limits.max_topics_per_level,
             },
         )
         check(tree)
-        tree.cost = cost_since(self.llm, self._first_call, self.STAGES)
+        tree.cost = cost_of(calls, self.STAGES)
         tree.cost.seconds = time.perf_counter() - started
         tree.cost.document_tokens = token_count(f"{document.abstract}\n{document.text}")
         tree.cost.segments = len(segments)
@@ -322,20 +330,20 @@ class Organiser:
 
     # -- shared ------------------------------------------------------------------------------
 
-    def _report(self, doc_id: str, phase: str, done: int, total: int) -> None:
+    def _report(self, doc_id: str, phase: str, done: int, total: int, calls: list[Usage]) -> None:
         if self.progress is None:
             return
-        cost = cost_since(self.llm, self._first_call, self.STAGES)
+        cost = cost_of(calls, self.STAGES)
         self.progress(BuildProgress(doc_id, phase, done, total, cost.calls, cost.prompt_tokens + cost.completion_tokens))
 
 
-def cost_since(llm: LLM, first_call: int, stages: tuple[str, ...]) -> BuildCost:
-    """Calls and tokens of ``stages`` in ``llm``'s usage log from call number ``first_call`` on.
+def cost_of(calls: Iterable[Usage], stages: tuple[str, ...]) -> BuildCost:
+    """Calls and tokens of ``stages`` among ``calls`` (one build's, from :func:`usage_scope`).
 
     Cache hits are counted apart: they cost no model time, so ``calls`` excludes them.
     """
     cost = BuildCost()
-    for usage in llm.usage.calls[first_call:]:
+    for usage in list(calls):  # a copy: shaping threads may still be appending
         if usage.stage not in stages:
             continue
         if usage.cache_hit:

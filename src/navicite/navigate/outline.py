@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from navicite.navigate.tree import KnowledgeTree, Node
+from navicite.navigate.tree import KnowledgeTree, Node, passage_tokens
 
 
 def spans(indices: list[int]) -> str:
@@ -17,11 +17,12 @@ def spans(indices: list[int]) -> str:
 
 
 def outline_lines(tree: KnowledgeTree, preview_words: int = 14) -> list[str]:
-    """The outline of ``tree``: per node its title, content tokens, segments and word span, and a preview."""
+    """The outline of ``tree``: per node its title, content tokens (a leaf's passage tokens too), segments and word span, and a preview."""
     c = tree.cost
+    replayed = f" and {c.cache_hits} answers from the cache" if c.cache_hits else ""
     lines = [
         f"{tree.root.title}  [{tree.doc_id}]  {len(tree.segments)} segments, "
-        f"{sum(1 for _ in tree.nodes())} nodes, built with {c.calls} calls ({c.calls_per_1k_tokens:.2f} per 1,000 tokens)"
+        f"{sum(1 for _ in tree.nodes())} nodes, built with {c.calls} calls ({c.calls_per_1k_tokens:.2f} per 1,000 tokens){replayed}"
     ]
     for child in tree.root.children:
         lines.extend(_lines(tree, child, 1, preview_words))
@@ -32,7 +33,7 @@ def _lines(tree: KnowledgeTree, node: Node, depth: int, preview_words: int) -> l
     segments = sorted(node.reachable_segments())
     words = [(tree.segments[i].start, tree.segments[i].end) for i in segments if 0 <= i < len(tree.segments)]
     span = f"words {min(a for a, _ in words)}-{max(b for _, b in words)}" if words else "no words"
-    kind = "leaf" if node.is_leaf else f"{len(node.children)} children"
+    kind = f"leaf of {passage_tokens(tree.segments, node.segments):,} passage tok" if node.is_leaf else f"{len(node.children)} children"
     preview = " ".join(node.content.split()[:preview_words])
     line = f"{'  ' * depth}- {node.title}  ({node.tokens} tok, {kind}, segments {spans(segments)}, {span})  {preview}..."
     out = [line]

@@ -1,33 +1,51 @@
-"""Refine and split: turn a topic's collected summaries into a budget-respecting subtree.
+"""Split and refine: turn a topic's collected summaries into a budget-respecting subtree.
 
-*Refine* rewrites several summaries as merged paragraphs, each citing its source
-segments; *split* divides content over ``navigate.leaf_token_budget`` into
-sub-topics. Every model reply is checked: paragraphs citing no valid segment are
+A node is within budget when its content has at most ``navigate.leaf_token_budget``
+tokens and, for a leaf, the original passages it points to (the text navigation reads
+there) fit the same budget; a leaf of one segment always fits. *Split* runs first, on
+the topic's notes (one summary per segment), so sub-topics can separate segments;
+*refine* then rewrites each leaf's notes as merged paragraphs citing their source
+segments. Every model reply is checked: paragraphs citing no valid segment are
 dropped, segments the rewrite forgot get their original summary back, unusable
-groupings fall back to packing consecutive paragraphs. So the result always cites
-every segment the topic was given, and no node is over budget.
+groupings fall back to packing consecutive paragraphs, and a level with more parts
+than ``navigate.max_topics_per_level`` is bundled. So the result always cites every
+segment the topic was given, and no node is over budget.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from navicite import prompts
 from navicite.config import Settings
 from navicite.llm.base import LLM, carry_context
 from navicite.navigate.ask import ask_json
-from navicite.navigate.tree import Node, Paragraph, normalise_title, token_count
+from navicite.navigate.tree import (
+    Node,
+    Paragraph,
+    SegmentRef,
+    normalise_title,
+    passage_tokens,
+    token_count,
+)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 #: Below this depth the model proposes sub-topics; deeper, paragraphs are packed in order.
 MAX_SPLIT_DEPTH = 3
 #: Longest overview of a split topic, in words.
 OVERVIEW_WORDS = 60
+#: Words of a packed part's original text shown when asking for its title (its notes often
+#: just repeat the topic's title).
+PART_TEXT_WORDS = 60
+#: Most words of part beginnings in one naming prompt.
+NAMING_PROMPT_WORDS = 1200
 
 
 class RefinedParagraph(BaseModel):
@@ -57,21 +75,54 @@ class SplitReply(BaseModel):
     groups: list[SplitGroup] = Field(max_length=16)
 
 
+class PartTitles(BaseModel):
+    """The reply of one call naming packed parts."""
+
+    titles: list[str] = Field(max_length=64)
+
+
+@lru_cache(maxsize=64)
+def part_titles_schema(count: int) -> type[PartTitles]:
+    """:class:`PartTitles` with exactly ``count`` titles."""
+    return create_model(
+        f"PartTitles{count}", __base__=PartTitles, titles=(list[str], Field(min_length=count, max_length=count))
+    )
+
+
+@lru_cache(maxsize=64)
+def split_schema(least: int, most: int) -> type[SplitReply]:
+    """:class:`SplitReply` with ``least`` to ``most`` groups.
+
+    A small model otherwise often answers with one group named like the parent, which
+    splits nothing; a backend that constrains output to the schema cannot.
+    """
+    return create_model(
+        f"SplitReply{least}to{most}",
+        __base__=SplitReply,
+        groups=(list[SplitGroup], Field(min_length=least, max_length=most)),
+    )
+
+
 class Shaper:
-    """Refines and splits topics; safe to run for several topics at once."""
+    """Splits and refines topics; safe to run for several topics at once."""
 
     def __init__(self, llm: LLM, settings: Settings) -> None:
         self.llm = llm
         self.limits = settings.navigate
 
-    def shape_all(self, topics: list[tuple[str, list[Paragraph]]], on_done: Callable[[int], None] | None = None) -> list[Node]:
+    def shape_all(
+        self,
+        topics: list[tuple[str, list[Paragraph]]],
+        segments: Sequence[SegmentRef],
+        on_done: Callable[[int], None] | None = None,
+    ) -> list[Node]:
         """One subtree per ``(title, notes)``, in order; topics are shaped concurrently (bounded)."""
         done = 0
         lock = threading.Lock()
 
         def one(topic: tuple[str, list[Paragraph]]) -> Node:
             nonlocal done
-            node = self.shape(*topic)
+            node = self.shape(*topic, segments=segments)
             with lock:
                 done += 1
                 if on_done is not None:
@@ -81,12 +132,15 @@ class Shaper:
         with ThreadPoolExecutor(max_workers=self.limits.concurrency, thread_name_prefix="navicite-shape") as pool:
             return list(pool.map(carry_context(one), topics))
 
-    def shape(self, title: str, notes: list[Paragraph]) -> Node:
-        """The node for one topic: refined when it has several notes, split when over budget."""
-        paragraphs = notes
-        if len(notes) > 1 and _tokens(notes) <= self.limits.leaf_token_budget:
-            paragraphs = self.refine(title, notes)
-        return self._fit(Node(id="", title=title, paragraphs=paragraphs), depth=0)
+    def shape(self, title: str, notes: list[Paragraph], segments: Sequence[SegmentRef]) -> Node:
+        """The subtree of one topic over the document's ``segments``: split while over budget, leaves refined."""
+        return self._fit(Node(id="", title=title, paragraphs=notes), 0, segments)
+
+    def fits(self, paragraphs: list[Paragraph], segments: Sequence[SegmentRef]) -> bool:
+        """Whether ``paragraphs`` can be one leaf: content and the passages they cite within the budget."""
+        budget = self.limits.leaf_token_budget
+        cited = {s for p in paragraphs for s in p.sources}
+        return _tokens(paragraphs) <= budget and (len(cited) <= 1 or passage_tokens(segments, cited) <= budget)
 
     # -- refine ------------------------------------------------------------------------
 
@@ -124,45 +178,123 @@ class Shaper:
 
     # -- split -------------------------------------------------------------------------
 
-    def _fit(self, node: Node, depth: int) -> Node:
-        """``node`` as a leaf when within budget, otherwise split into children (recursively)."""
-        if node.tokens <= self.limits.leaf_token_budget:
-            node.segments = sorted(node.sources())
-            return node
-        overview, groups = self._split(node, depth)
+    def _fit(self, node: Node, depth: int, segments: Sequence[SegmentRef]) -> Node:
+        """``node`` as a (refined) leaf when within budget, otherwise split into children (recursively)."""
+        if self.fits(node.paragraphs, segments):
+            return self._leaf(node, segments)
+        overview, groups = self._split(node, depth, segments)
         sources = sorted(node.sources())
-        children = [self._fit(Node(id="", title=t, paragraphs=ps), depth + 1) for t, ps in groups]
-        return Node(id="", title=node.title, paragraphs=[Paragraph(overview, sources)], children=children)
+        children = [self._fit(Node(id="", title=t, paragraphs=ps), depth + 1, segments) for t, ps in groups]
+        return Node(id="", title=node.title, paragraphs=[Paragraph(overview, sources)], children=self._bundle(node.title, children))
 
-    def _split(self, node: Node, depth: int) -> tuple[str, list[tuple[str, list[Paragraph]]]]:
+    def _leaf(self, node: Node, segments: Sequence[SegmentRef]) -> Node:
+        """``node`` as a leaf over the segments it cites; several notes are refined when the result still fits."""
+        node.segments = sorted(node.sources())
+        if len(node.paragraphs) > 1:
+            refined = self.refine(node.title, node.paragraphs)
+            if self.fits(refined, segments):
+                node.paragraphs = refined
+        return node
+
+    def _split(self, node: Node, depth: int, segments: Sequence[SegmentRef]) -> tuple[str, list[tuple[str, list[Paragraph]]]]:
         """An overview and sub-topic groups; asked of the model, else packed in order."""
         paragraphs = node.paragraphs
         fallback_overview = f"{node.title}: " + "; ".join(_first_words(p.text, 8) for p in paragraphs[:4])
         if depth >= MAX_SPLIT_DEPTH or len(paragraphs) < 2:
-            return fallback_overview, self._pack(node.title, paragraphs)
+            return fallback_overview, self._named_pack(node.title, paragraphs, segments)
+        per_leaf = self._passages_per_leaf(node, segments)
+        most = min(self.limits.max_topics_per_level, len(paragraphs))
+        # Enough groups that each can hold its passages, so one call usually reaches leaf size.
+        least = max(2, min(most, math.ceil(len(node.sources()) / per_leaf)))
         messages = prompts.render(
             "tree_split",
             title=node.title,
-            paragraphs="\n".join(f"P{i}: {p.text}" for i, p in enumerate(paragraphs, 1)),
-            max_groups=min(self.limits.max_topics_per_level, len(paragraphs)),
+            paragraphs="\n".join(
+                f"P{i} (passage{'s' if len(p.sources) > 1 else ''} {', '.join(map(str, p.sources))}): {p.text}"
+                for i, p in enumerate(paragraphs, 1)
+            ),
+            min_groups=least,
+            max_groups=most,
+            max_passages=per_leaf,
         )
-        reply = ask_json(self.llm, messages, SplitReply, "tree_split", self.limits.split_max_tokens)
+        reply = ask_json(self.llm, messages, split_schema(least, most), "tree_split", self.limits.split_max_tokens)
         groups = _groups_from(reply, paragraphs, node.title) if reply is not None else []
         if reply is None or not 2 <= len(groups) <= self.limits.max_topics_per_level:
-            return fallback_overview, self._pack(node.title, paragraphs)
+            return fallback_overview, self._named_pack(node.title, paragraphs, segments)
         overview = " ".join(reply.overview.split()[:OVERVIEW_WORDS]) or fallback_overview
         return overview, groups
 
-    def _pack(self, title: str, paragraphs: list[Paragraph]) -> list[tuple[str, list[Paragraph]]]:
+    def _passages_per_leaf(self, node: Node, segments: Sequence[SegmentRef]) -> int:
+        """About how many of ``node``'s segments one leaf can hold, as a hint for the split prompt."""
+        cited = sorted(node.sources())
+        mean = sum(passage_tokens(segments, [s]) for s in cited) / max(1, len(cited))
+        return max(1, round(self.limits.leaf_token_budget / mean) if mean else len(cited))
+
+    def _named_pack(self, title: str, paragraphs: list[Paragraph], segments: Sequence[SegmentRef]) -> list[tuple[str, list[Paragraph]]]:
+        """:meth:`_pack`, then one call titles the parts; an empty or repeated title (or the topic's) stays "<title> (part k)".
+
+        Small models that cannot group paragraphs into sub-topics still name given parts well,
+        and a navigator choosing among "part 1, part 2, ..." has only previews to go by.
+        """
+        parts = self._pack(title, paragraphs, segments)
+        if len(parts) < 2:
+            return parts
+        shown = []
+        words = max(12, min(PART_TEXT_WORDS, NAMING_PROMPT_WORDS // len(parts)))  # many parts: shorter beginnings
+        for k, (_, part) in enumerate(parts, 1):
+            first = min(s for p in part for s in p.sources)
+            text = segments[first].text if 0 <= first < len(segments) else " ".join(p.text for p in part)
+            shown.append(f"Part {k}: {_first_words(text, words)}")
+        messages = prompts.render("tree_name_parts", count=len(parts), parts="\n".join(shown))
+        reply = ask_json(self.llm, messages, part_titles_schema(len(parts)), "tree_name_parts", 16 * len(parts) + 32)
+        if reply is None:
+            return parts
+        taken = {normalise_title(title)}
+        named = []
+        for (fallback, part), proposed in zip(parts, reply.titles):
+            clean = _tidy_title(proposed)
+            key = normalise_title(clean)
+            if not key or key in taken:
+                clean, key = fallback, normalise_title(fallback)
+            taken.add(key)
+            named.append((clean, part))
+        return named
+
+    def _pack(self, title: str, paragraphs: list[Paragraph], segments: Sequence[SegmentRef]) -> list[tuple[str, list[Paragraph]]]:
         """Consecutive paragraphs packed into parts within budget, titled "<title> (part k)"."""
         budget = self.limits.leaf_token_budget
-        pieces = [piece for p in paragraphs for piece in _cut(p, budget)]
+        pieces = [part for p in paragraphs for piece in _cut(p, budget) for part in self._by_sources(piece, segments)]
         parts: list[list[Paragraph]] = [[]]
         for piece in pieces:
-            if parts[-1] and _tokens([*parts[-1], piece]) > budget:
+            if parts[-1] and not self.fits([*parts[-1], piece], segments):
                 parts.append([])
             parts[-1].append(piece)
         return [(f"{title} (part {k})", part) for k, part in enumerate(parts, 1)]
+
+    def _by_sources(self, paragraph: Paragraph, segments: Sequence[SegmentRef]) -> list[Paragraph]:
+        """``paragraph`` once per run of its sources that fits a leaf (it cites too much text for one)."""
+        if self.fits([paragraph], segments):
+            return [paragraph]
+        runs: list[list[int]] = [[]]
+        for s in sorted(set(paragraph.sources)):
+            if runs[-1] and passage_tokens(segments, [*runs[-1], s]) > self.limits.leaf_token_budget:
+                runs.append([])
+            runs[-1].append(s)
+        return [Paragraph(paragraph.text, run) for run in runs]
+
+    def _bundle(self, title: str, children: list[Node]) -> list[Node]:
+        """``children`` grouped under intermediate nodes while there are more than a level may hold."""
+        width = self.limits.max_topics_per_level
+        while len(children) > width:
+            children = [self._bundle_node(title, children[i : i + width], i) for i in range(0, len(children), width)]
+        return children
+
+    def _bundle_node(self, title: str, members: list[Node], first: int) -> Node:
+        """An intermediate node over ``members`` (positions from ``first``), its content a list of theirs."""
+        sources = sorted(set().union(*(m.reachable_segments() for m in members)))
+        overview = "; ".join(f"{m.title}: {_first_words(m.content, 8)}" for m in members)
+        text = _cut(Paragraph(overview, sources), self.limits.leaf_token_budget)[0].text
+        return Node(id="", title=f"{title} (parts {first + 1}-{first + len(members)})", paragraphs=[Paragraph(text, sources)], children=members)
 
 
 def _groups_from(reply: SplitReply, paragraphs: list[Paragraph], parent: str) -> list[tuple[str, list[Paragraph]]]:
@@ -173,7 +305,7 @@ def _groups_from(reply: SplitReply, paragraphs: list[Paragraph], parent: str) ->
     owner: dict[int, int] = {}
     titles: list[str] = []
     for group in reply.groups:
-        title = " ".join(group.title.split()).strip(" -*#\"'")[:80]
+        title = _tidy_title(group.title)
         if not normalise_title(title) or normalise_title(title) == normalise_title(parent):
             continue
         known = [normalise_title(t) for t in titles]
@@ -190,6 +322,11 @@ def _groups_from(reply: SplitReply, paragraphs: list[Paragraph], parent: str) ->
         previous = owner.setdefault(i, previous)
     groups = [(t, [p for i, p in enumerate(paragraphs) if owner[i] == slot]) for slot, t in enumerate(titles)]
     return [(t, ps) for t, ps in groups if ps]
+
+
+def _tidy_title(title: str) -> str:
+    """A proposed title on one line, without quotes or list marks, at most 80 characters."""
+    return " ".join(title.split()).strip(" -*#\"'`")[:80].rstrip()
 
 
 def _cut(paragraph: Paragraph, budget: int) -> list[Paragraph]:

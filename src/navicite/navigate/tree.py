@@ -9,8 +9,9 @@ re-reading the index.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,6 +123,23 @@ class SegmentRef:
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON."""
         return {"index": self.index, "start": self.start, "end": self.end, "text": self.text}
+
+
+def passage_tokens(segments: Sequence[SegmentRef], indices: Iterable[int]) -> int:
+    """Tokens of the original text that the segments ``indices`` cover, words shared by overlapping segments counted once.
+
+    This is what a leaf costs to read, so it is what the leaf budget bounds; unknown indices count nothing.
+    """
+    total, covered = 0, 0
+    for i in sorted(set(indices)):
+        if not 0 <= i < len(segments):
+            continue
+        seg = segments[i]
+        length = max(1, seg.end - seg.start)
+        new = max(0, seg.end - max(seg.start, covered))
+        total += math.ceil(token_count(seg.text) * min(new, length) / length)
+        covered = max(covered, seg.end)
+    return total
 
 
 @dataclass

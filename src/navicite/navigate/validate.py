@@ -2,14 +2,15 @@
 
 A tree is valid when every segment is reachable from the root through a leaf, every
 source index in any node's content names an existing segment, no node's content is
-over the token budget, no node has more children than a level may hold, and the
-titles below one parent are non-empty and distinct.
+over the token budget, no leaf points to more original text than that budget (a leaf
+of one segment is as small as a leaf gets), no node has more children than a level may
+hold, and the titles below one parent are non-empty and distinct.
 """
 
 from __future__ import annotations
 
 from navicite.errors import NaviciteError
-from navicite.navigate.tree import KnowledgeTree, normalise_title
+from navicite.navigate.tree import KnowledgeTree, normalise_title, passage_tokens
 
 
 class TreeInvariantError(NaviciteError):
@@ -49,6 +50,10 @@ def problems(tree: KnowledgeTree, token_budget: int | None = None, max_children:
             found.append(f"{where}: a paragraph is empty or cites no segment")
         if budget and node.tokens > budget:
             found.append(f"{where}: {node.tokens} tokens, over the budget of {budget}")
+        if budget and node.is_leaf and len(set(node.segments)) > 1:
+            passages = passage_tokens(tree.segments, node.segments)
+            if passages > budget:
+                found.append(f"{where}: its passages have {passages} tokens, over the budget of {budget}")
         if width and len(node.children) > width:
             found.append(f"{where}: {len(node.children)} children, more than {width} per level")
         if node.is_leaf and node is not tree.root and not node.segments:
