@@ -105,3 +105,12 @@ def test_no_second_try_without_an_example_or_for_a_layout_problem(scripted_llm, 
     assert not result.accepted and result.attempts == 1 and len(llm.calls) == 1
     llm, repair = repairer(scripted_llm, tmp_path, "  ")
     assert repair.run(ENGLISH, "ko", check_language(ENGLISH, "ko")).attempts == 1 and len(llm.calls) == 1
+
+
+def test_a_named_month_may_come_back_as_its_number(scripted_llm, tmp_path) -> None:
+    english = "# Spicer\n\nCarey Spicer died on December 5, 1996. He played basketball at Kentucky."
+    korean = "# Spicer\n\nCarey Spicer는 1996년 12월 5일에 사망했습니다. 그는 Kentucky에서 농구를 했습니다."
+    _, repair = repairer(scripted_llm, tmp_path, korean)
+    assert repair.run(english, "ko", check_language(english, "ko")).accepted
+    _, repair = repairer(scripted_llm, tmp_path, korean.replace("12월", "11월"), korean.replace("12월", "11월"))
+    assert "numbers added: 11" in repair.run(english, "ko", check_language(english, "ko")).reason

@@ -52,6 +52,8 @@ _ANSWER_LINE = re.compile(rf"^\s*{ANSWER_LABEL}", re.IGNORECASE)
 _MARKER = re.compile(r"\[\d+\]")
 _TEXT_TAG = re.compile(r"</?text>", re.IGNORECASE)
 _NUMBER = re.compile(r"\d{2,}")
+_MONTHS = "january february march april may june july august september october november december".split()
+_MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
 # One Hangul syllable carries about as much text as two Latin letters.
 _HANGUL_WEIGHT = 2
 # Below this many judged letters a sentence is not judged (a statistical detector guesses).
@@ -237,7 +239,9 @@ def _layout_problem(original: str, translated: str) -> str | None:
         return f"headings changed ({heads[0]} -> {heads[1]})"
     if sorted(_MARKER.findall(original)) != sorted(_MARKER.findall(translated)):
         return "source markers changed"
-    added = [n for n in dict.fromkeys(_NUMBER.findall(translated)) if n not in original]
+    # A month the original names may come back as its number ("December 5" -> "12월 5일").
+    months = {str(_MONTHS.index(m.lower()) + 1) for m in _MONTH.findall(original)}
+    added = [n for n in dict.fromkeys(_NUMBER.findall(translated)) if n not in original and n not in months]
     if added:
         return f"numbers added: {', '.join(added[:5])}"
     if len(translated) < 0.2 * len(original):
