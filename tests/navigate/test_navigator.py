@@ -219,6 +219,18 @@ def test_a_root_labelled_info_only_with_the_gap_open_still_reads_passages(settin
     assert result.closed and result.steps == 3
 
 
+def test_a_child_the_model_left_unlabelled_can_be_the_one_read(settings: Any, kit: Any) -> None:
+    # The real 1.5B model labelled only an unrelated topic INFO and left the right one out.
+    replies = [
+        {"labels": [{"entry": 2, "label": "INFO"}, {"entry": 3, "label": "SKIP"}], "gap": "rain", "closed": False},
+        {"passages": [1], "gap": "", "closed": True},
+    ]
+    result = Navigator(ScriptedLLM(replies, concurrency=1), settings).run("How heavy was the rain in 1921?", tree())
+    assert [(e.kind, e.path) for e in result.evidence] == [
+        ("summary", ("Farm report", "Soil")), ("passage", ("Farm report", "Climate"))]
+    assert result.trace[0].decision["labels"]["Climate"] == "EXPLORE"
+
+
 def test_a_root_labelled_info_that_closes_the_gap_ends_the_walk(settings: Any, kit: Any) -> None:
     replies = [{"labels": [{"entry": 2, "label": "INFO"}], "gap": "", "closed": True}]
     result = Navigator(ScriptedLLM(replies, concurrency=1), settings).run("What was done to the soil?", tree())

@@ -193,8 +193,9 @@ class Navigator:
         explore = [e for e, l in labels.items() if l == "EXPLORE"]
         if not explore and not walk.result.closed and (error or node is walk.tree.root):
             # A failed step, or a root the walk would leave with the gap open and at most summaries in hand:
-            # read the likeliest child's passages anyway (among the INFO ones, if any: a summary is not the source).
-            pool = [e for e, l in labels.items() if l == "INFO"] or list(range(1, len(children) + 1))
+            # read the likeliest child's passages anyway, among those not labelled SKIP (a child the
+            # model left out has no verdict, and an INFO summary is not the source).
+            pool = [e for e in range(1, len(children) + 1) if labels.get(e) != "SKIP"] or list(range(1, len(children) + 1))
             pick = pool[self._closest(walk.question, [children[e - 1].content + " " + children[e - 1].title for e in pool]) - 1]
             labels.setdefault(pick, "EXPLORE")
             explore = [pick]
