@@ -26,6 +26,7 @@ cores; the load average is printed with the figures.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
@@ -244,6 +245,15 @@ def _table(questions: list[EvalQuestion], out: MethodRuns, llm_limit: int) -> No
             print(f"|   {method} | {len(part)} | {means['ndcg@10']:.4f} | {means['recall@10']:.4f} | {means['all_gold@10']:.4f} | |")
 
 
+def trained_past(folders: list[Path]) -> int | None:
+    """How many SciFact train claims the model left for evaluation (``train_info.json``), if it says."""
+    for folder in folders:
+        info = folder / "train_info.json"
+        if info.is_file():
+            return json.loads(info.read_text(encoding="utf-8")).get("data", {}).get("scifact_eval_claims")
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="Hugging Face cross-encoder folder or exported ONNX folder (default: shipped weights).")
@@ -269,8 +279,12 @@ def main() -> None:
     if args.speed:
         scifact = load_dataset("beir:../shared/data/scifact", "train")
         speed(EvalResources(scifact, settings), args.model, folder, sorted({*depths, 20, 40, 80}))
+    held_out = trained_past([Path(p) for p in (args.model, folder) if p])
     for spec in args.dataset:
         data = load_dataset(spec, args.split if spec.startswith("beir:") else None)
+        if held_out is not None and data.name == "beir:scifact" and args.split == "train" and args.limit > held_out:
+            # The later claims are the model's training data: scoring them would report a leak.
+            raise SystemExit(f"this model trained on SciFact train claims past the first {held_out}; use --limit {held_out} or less")
         quality(EvalResources(data, settings), data.questions[: args.limit], folder, depths, weights, args.llm_limit,
                 args.variants.split(","))
     print(_load())

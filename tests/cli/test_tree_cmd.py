@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from navicite import llm
 from navicite.config import load_settings
 from navicite.documents import Document
 from navicite.llm.scripted import ScriptedLLM
+from navicite.navigate.store import TreeStore
 
 SETTINGS = ["-s", "ingest.segment_words=20", "-s", "ingest.segment_overlap=0.0", "-s", "navigate.min_document_words=30",
             "-s", "navigate.concurrency=1", "-s", "llm.backend=tree-scripted"]
@@ -71,3 +73,24 @@ def test_unknown_documents_are_clear_errors(tmp_path: Path, run_cli: Any) -> Non
     assert code == 2 and "nope" in err
     code, _, err = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "show", "town")
     assert code == 2 and "navicite tree build town" in err
+
+
+def test_check_validates_every_stored_tree_and_flags_a_broken_one(tmp_path: Path, run_cli: Any) -> None:
+    collection(tmp_path)
+    stand_in = ScriptedLLM(ANSWERS, concurrency=1)
+    llm.register_backend("tree-scripted", lambda settings: stand_in)
+    assert run_cli("--home", str(tmp_path), *SETTINGS, "tree", "build")[0] == 0
+    code, out, err = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "check")
+    assert code == 0 and out.startswith("town: 3 nodes, valid") and "1 of 1 trees valid" in err
+
+    store = TreeStore.open(load_settings(tmp_path))
+    tree = store.get("town").to_dict()
+    tree["root"]["children"][0]["paragraphs"][0]["sources"].append(99)  # a segment the document does not have
+    # put() refuses a broken tree, so it is planted behind the store's back, as a damaged file would hold it.
+    with sqlite3.connect(store.path) as db:
+        db.execute("UPDATE trees SET tree = ? WHERE doc_id = 'town'", (json.dumps(tree),))
+    code, out, _ = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "check", "--store", str(store.path), "--json")
+    assert code == 1 and json.loads(out)["town"]["problems"]
+
+    code, _, err = run_cli("--home", str(tmp_path), "tree", "check", "--store", str(tmp_path / "missing.sqlite"))
+    assert code == 2 and "no such file" in err

@@ -72,6 +72,10 @@ def train(
     threads: Annotated[int, typer.Option("--threads", min=1, max=64, help="torch CPU threads.")] = 2,
     heldout: Annotated[float, typer.Option("--heldout", min=0.0, max=0.5, help="Share of training queries held out for the final figures.")] = 0.05,
     base_model: Annotated[Path | None, typer.Option("--base-model", help="Encoder to start from (default: the shipped MiniLM-L6).")] = None,
+    claim_repeats: Annotated[
+        int, typer.Option("--claim-repeats", min=0, help="Uses of each SciFact training claim (those past the scored ones), fresh negatives each time.")
+    ] = 2,
+    dense_negatives: Annotated[bool, typer.Option("--dense-negatives/--no-dense-negatives", help="Also mine claim negatives by embedding cosine.")] = True,
     baseline: Annotated[bool, typer.Option("--baseline", help="Also score the held-out slice before training.")] = False,
     no_export: Annotated[bool, typer.Option("--no-export", help="Skip the int8 ONNX export at the end.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the run's figures as one JSON object on stdout.")] = False,
@@ -97,7 +101,7 @@ def train(
                 tasks[what] = bar.add_task(what, total=total, status="")
             bar.update(tasks[what], completed=done, total=total)
 
-        options = DataOptions(data_dir, max_groups, synthetic, negatives, heldout, seed)
+        options = DataOptions(data_dir, max_groups, synthetic, negatives, heldout, seed, claim_repeats, dense_negatives, current.cache_dir / "embeddings")
         built = TrainingSetBuilder(options, llm=lambda: llm.create(current), progress=building).run()
         if not built.train:
             raise UserInputError(f"{data_dir}: no training groups could be built; check the data folder and --max-groups")

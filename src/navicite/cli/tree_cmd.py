@@ -1,7 +1,8 @@
-"""``navicite tree build|show``: knowledge trees of long documents."""
+"""``navicite tree build|show|check``: knowledge trees of long documents."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -12,7 +13,7 @@ from navicite import index as index_layer
 from navicite import llm as llm_layer
 from navicite.cli import app
 from navicite.cli.common import err_console, out_console, print_json, settings
-from navicite.errors import DocumentNotFound
+from navicite.errors import DocumentNotFound, UserInputError
 from navicite.navigate.build import BuildOutcome, TreeBuilder
 from navicite.navigate.organise import BuildProgress
 from navicite.navigate.outline import outline_lines
@@ -103,3 +104,35 @@ def show_command(
     if document is None or document.fingerprint != tree.fingerprint:
         why = "is no longer in the collection" if document is None else "has changed since"
         err_console.print(f"note: the document {why} this tree was built; run `navicite tree build`", highlight=False)
+
+
+@tree_app.command("check")
+def check_command(
+    ctx: typer.Context,
+    store: Annotated[
+        Optional[Path],
+        typer.Option("--store", help="A trees.sqlite to check instead of the home's (e.g. one `navicite eval evidence` built)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every tree's problems as JSON on stdout.")] = False,
+) -> None:
+    """Run the tree validator over every stored tree. Exit code 1 if any tree is invalid."""
+    if store is not None and not store.is_file():
+        raise UserInputError(f"--store {store}: no such file; eval trees are in <home>/cache/eval/<corpus>/trees.sqlite")
+    trees = TreeStore(store) if store is not None else TreeStore.existing(settings(ctx))
+    found = {} if trees is None else {doc_id: _checked(trees, doc_id) for doc_id in trees.doc_ids()}
+    if as_json:
+        print_json({doc_id: {"nodes": nodes, "problems": issues} for doc_id, (nodes, issues) in found.items()})
+    else:
+        for doc_id, (nodes, issues) in found.items():
+            verdict = "valid" if not issues else "invalid: " + "; ".join(issues)
+            out_console.print(f"{doc_id}: {nodes} nodes, {verdict}", highlight=False, markup=False)
+        err_console.print(f"{sum(not issues for _, issues in found.values())} of {len(found)} trees valid", highlight=False)
+    if any(issues for _, issues in found.values()):
+        raise typer.Exit(1)
+
+
+def _checked(trees: TreeStore, doc_id: str) -> tuple[int, list[str]]:
+    tree = trees.get(doc_id)
+    if tree is None:  # removed between listing and reading
+        return 0, ["not readable"]
+    return sum(1 for _ in tree.nodes()), problems(tree)

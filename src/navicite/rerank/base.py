@@ -80,3 +80,38 @@ def min_max(values: np.ndarray) -> np.ndarray:
     if high - low <= 1e-12:
         return np.zeros_like(values, dtype=np.float64)
     return (values - low) / (high - low)
+
+
+class HeadReranker:
+    """A costly scorer on the head of a cheap prior order: the frame the ``navicite`` and ``llm`` backends share.
+
+    The prior orders every candidate; a subclass re-scores the first ``depth`` of
+    that order in :meth:`rescore`, and owns how the tail is kept below the head.
+
+    Args:
+        prior: orders every candidate cheaply (the hybrid scorer).
+        depth: candidates of the prior order the costly scorer reads.
+    """
+
+    name = "head"
+
+    def __init__(self, prior: Reranker, depth: int) -> None:
+        self.prior = prior
+        self.depth = depth
+
+    def close(self) -> None:
+        """Release what the prior order holds open (the hybrid scorer's vector store)."""
+        release(self.prior)
+
+    def rerank(self, question: str, items: Sequence[RerankItem], top_n: int) -> list[Scored]:
+        if not items:
+            return []
+        ordered = self.prior.rerank(question, items, len(items))
+        if not ordered[: self.depth]:
+            return ordered[: max(top_n, 0)]
+        text = {it.doc_id: it.text for it in items}
+        return self.rescore(question, ordered, [text[s.doc_id] for s in ordered[: self.depth]], top_n)
+
+    def rescore(self, question: str, ordered: list[Scored], head_texts: list[str], top_n: int) -> list[Scored]:
+        """The final ``top_n`` from the prior ``ordered`` list and the texts of its head (``ordered[:len(head_texts)]``)."""
+        raise NotImplementedError

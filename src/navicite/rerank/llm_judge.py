@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from navicite import prompts
 from navicite.llm.base import LLM, CallOptions, LLMError
-from navicite.rerank.base import Reranker, RerankItem, Scored, release
+from navicite.rerank.base import HeadReranker, Reranker, Scored
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def merge_order(prior: Sequence[str], grades: dict[str, int]) -> list[str]:
     return merged
 
 
-class LLMJudgeReranker:
+class LLMJudgeReranker(HeadReranker):
     """Pointwise LLM grades for the first ``depth`` candidates of ``prior``'s order.
 
     Args:
@@ -80,9 +80,8 @@ class LLMJudgeReranker:
     name = "llm"
 
     def __init__(self, prior: Reranker, llm: LLM, depth: int = 20, batch: int = 4, passage_chars: int = 700) -> None:
-        self.prior = prior
+        super().__init__(prior, depth)
         self.llm = llm
-        self.depth = depth
         self.batch = max(1, batch)
         self.passage_chars = passage_chars
 
@@ -98,20 +97,12 @@ class LLMJudgeReranker:
             return {}
         return valid_grades(reply, len(texts))
 
-    def close(self) -> None:
-        """Release what the prior order holds open (the hybrid scorer's vector store)."""
-        release(self.prior)
-
-    def rerank(self, question: str, items: Sequence[RerankItem], top_n: int) -> list[Scored]:
-        if not items:
-            return []
-        ordered = self.prior.rerank(question, items, len(items))
-        text = {it.doc_id: it.text for it in items}
-        head = [s.doc_id for s in ordered[: self.depth]]
+    def rescore(self, question: str, ordered: list[Scored], head_texts: list[str], top_n: int) -> list[Scored]:
+        head = [s.doc_id for s in ordered[: len(head_texts)]]
         grades: dict[str, int] = {}
         for start in range(0, len(head), self.batch):
             chunk = head[start : start + self.batch]
-            for position, grade in self.grade(question, [text[d] for d in chunk]).items():
+            for position, grade in self.grade(question, head_texts[start : start + self.batch]).items():
                 grades[chunk[position]] = grade
         by_id = {s.doc_id: s for s in ordered}
         final = merge_order(head, grades) + [s.doc_id for s in ordered[len(head) :]]

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from navicite.errors import ConfigError
-from navicite.rerank.base import Reranker, RerankItem, Scored, min_max, release, top
+from navicite.rerank.base import HeadReranker, Reranker, Scored, min_max, top
 from navicite.rerank.onnx import (
     OnnxCrossEncoder,
     export_onnx,
@@ -58,7 +58,7 @@ def resolve_weights(model: str | None, variant: str, cache_dir: Path) -> Path:
     )
 
 
-class CascadeReranker:
+class CascadeReranker(HeadReranker):
     """Prior order for all candidates, cross-encoder scores fused in for the first ``depth``.
 
     Args:
@@ -76,29 +76,17 @@ class CascadeReranker:
         self, prior: Reranker, scorer: OnnxCrossEncoder, depth: int = 20, weight: float = 0.5,
         max_length: int = 128, batch_size: int = 16,
     ) -> None:
-        self.prior = prior
+        super().__init__(prior, depth)
         self.scorer = scorer
-        self.depth = depth
         self.weight = weight
         self.max_length = max_length
         self.batch_size = batch_size
         self._lock = threading.Lock()
 
-    def close(self) -> None:
-        """Release what the prior order holds open (the hybrid scorer's vector store)."""
-        release(self.prior)
-
-    def rerank(self, question: str, items: Sequence[RerankItem], top_n: int) -> list[Scored]:
-        if not items:
-            return []
-        ordered = self.prior.rerank(question, items, len(items))
-        head = ordered[: self.depth]
-        if not head:
-            return ordered[: max(top_n, 0)]
-        text = {it.doc_id: it.text for it in items}
+    def rescore(self, question: str, ordered: list[Scored], head_texts: list[str], top_n: int) -> list[Scored]:
         # ONNX Runtime sessions are thread-safe, but two concurrent calls would each ask for all cores.
         with self._lock:
-            logits = self.scorer.score(question, [text[s.doc_id] for s in head], self.max_length, self.batch_size)
+            logits = self.scorer.score(question, head_texts, self.max_length, self.batch_size)
         return fuse(ordered, logits, self.weight, top_n)
 
 

@@ -1,12 +1,14 @@
-"""Building training groups: sentence cutting, inverse cloze, labelled groups, held-out split."""
+"""Building training groups: sentence cutting, inverse cloze, claims, labelled groups, held-out split."""
 
 from __future__ import annotations
 
 import random
 
+from navicite.eval.datasets import EvalQuestion
 from navicite.rerank.train.corpora import Passage
 from navicite.rerank.train.data import (
     Group,
+    claim_groups,
     inverse_cloze_groups,
     labelled_groups,
     sentences,
@@ -58,3 +60,16 @@ def test_heldout_split_keeps_each_query_on_one_side() -> None:
     train, held = split_heldout(groups, 0.3, random.Random(0))
     assert len(train) + len(held) == 30
     assert held and not {g.query for g in train} & {g.query for g in held}
+
+
+def test_claim_groups_never_use_a_judged_abstract_as_negative_and_repeat_with_fresh_negatives() -> None:
+    claim = EvalQuestion(id="7", text="Statins cause muscle pain", gold={"a": 1, "d": 1})
+    passages = {f"scifact:{p.pid}": Passage(f"scifact:{p.pid}", p.title, p.text) for p in CORPUS}
+    miner = NegativeMiner(list(passages.values()), depth=4)
+    groups = claim_groups([claim], passages, miner, 2, random.Random(5), repeats=3)
+    assert len(groups) == 2 * 3 and {g.source for g in groups} == {"scifact-claims"}
+    judged = {passages["scifact:a"].as_text(), passages["scifact:d"].as_text()}
+    assert {g.positive for g in groups} == judged
+    assert not any(set(g.negatives) & judged for g in groups)
+    # A claim whose abstracts are not in the corpus gives nothing.
+    assert claim_groups([EvalQuestion(id="8", text="x", gold={"zz": 1})], passages, miner, 2, random.Random(5)) == []

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from navicite.eval.datasets import load_dataset
 from navicite.rerank.train.recipe import DataOptions, TrainingSetBuilder
 from navicite.rerank.train.split import (
+    SCIFACT_EVAL_CLAIMS,
     EvalGuard,
     default_guard,
     evaluation_questions,
     jaccard,
     normalise,
+    scifact_train_split,
     word_set,
 )
 
@@ -44,9 +47,17 @@ def test_threshold_is_respected() -> None:
 
 def test_real_evaluation_sets_are_all_covered(shared_data: Path) -> None:
     questions = evaluation_questions(shared_data)
-    assert len(questions) == 809 + 100
+    assert len(questions) == SCIFACT_EVAL_CLAIMS + 100
     guard = default_guard(shared_data)
     assert not any(guard.allows(q) for q in questions)
+
+
+def test_scifact_cut_is_where_eval_limit_starts(shared_data: Path) -> None:
+    scored, training = scifact_train_split(shared_data)
+    harness = load_dataset(f"beir:{shared_data / 'scifact'}", "train").questions
+    assert [q.id for q in scored] == [q.id for q in harness[:SCIFACT_EVAL_CLAIMS]]
+    assert [q.id for q in training] == [q.id for q in harness[SCIFACT_EVAL_CLAIMS:]]
+    assert not {q.id for q in scored} & {q.id for q in training}
 
 
 def test_built_training_set_contains_no_evaluation_question(tiny_data: Path) -> None:
@@ -59,4 +70,9 @@ def test_built_training_set_contains_no_evaluation_question(tiny_data: Path) -> 
     exact = {normalise(q) for q in evaluation_questions(tiny_data)}
     assert not any(normalise(g.query) in exact for g in groups)
     assert all(guard.allows(g.query) for g in groups)
-    assert {"musique", "hotpotqa-distractor", "inverse-cloze"} <= set(built.sources)
+    assert {"musique", "hotpotqa-distractor", "inverse-cloze", "scifact-claims"} <= set(built.sources)
+    scored, training = scifact_train_split(tiny_data)
+    claims = {g.query for g in groups if g.source == "scifact-claims"}
+    assert claims and claims <= {q.text for q in training}
+    # The first scored claim's abstract is in the tiny corpus, yet it never became a query.
+    assert not claims & {q.text for q in scored}

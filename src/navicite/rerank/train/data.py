@@ -1,8 +1,10 @@
 """Training groups for the reranker: one query, one positive, several hard negatives.
 
-Four sources, all public development data and none of the evaluation questions
+Five sources, all public development data and none of the evaluation questions
 (:mod:`navicite.rerank.train.split` removes those):
 
+- SciFact train claims past the scored ones, each against the abstracts its
+  judgements name, negatives from BM25 and embedding hits;
 - inverse cloze over the SciFact corpus: a sentence of an abstract (most often
   one of its closing, conclusion-like sentences, which is what SciFact claims
   resemble) is the query, the rest of the abstract the positive;
@@ -20,8 +22,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from navicite.eval.datasets import EvalQuestion
 from navicite.rerank.train.corpora import Passage
-from navicite.rerank.train.negatives import NegativeMiner
+from navicite.rerank.train.negatives import Miner
 from navicite.rerank.train.split import EvalGuard
 from navicite.rerank.train.synthetic import SyntheticQuery
 
@@ -50,7 +53,7 @@ def sentences(text: str) -> list[str]:
 
 def inverse_cloze_groups(
     passages: Sequence[Passage],
-    miner: NegativeMiner,
+    miner: Miner,
     count: int,
     n_negatives: int,
     rng: random.Random,
@@ -82,6 +85,32 @@ def inverse_cloze_groups(
         negatives = miner.negatives(query, {passage.pid}, n_negatives, rng)
         if len(negatives) == n_negatives:
             groups.append(Group(query, positive, tuple(n.as_text() for n in negatives), "inverse-cloze"))
+    return groups
+
+
+def claim_groups(
+    claims: Iterable[EvalQuestion],
+    passages: dict[str, Passage],
+    miner: Miner,
+    n_negatives: int,
+    rng: random.Random,
+    repeats: int = 1,
+) -> list[Group]:
+    """One group per (claim, judged abstract), ``repeats`` times with freshly sampled negatives.
+
+    ``passages`` maps a corpus id (``scifact:<id>``) to its abstract; no judged
+    abstract of the claim is ever a negative. Repeating gives the scarce real
+    claims more weight than one pass would, without copying the same group.
+    """
+    groups = []
+    for claim in claims:
+        gold = [f"scifact:{doc}" for doc, grade in claim.gold.items() if grade > 0]
+        positives = [passages[pid] for pid in gold if pid in passages]
+        for _ in range(repeats):
+            for positive in positives:
+                negatives = miner.negatives(claim.text, set(gold), n_negatives, rng)
+                if len(negatives) == n_negatives:
+                    groups.append(Group(claim.text, positive.as_text(), tuple(n.as_text() for n in negatives), "scifact-claims"))
     return groups
 
 
@@ -123,7 +152,7 @@ def hotpot_distractor_groups(items: Iterable[dict], n_negatives: int, rng: rando
 
 
 def synthetic_groups(
-    queries: Iterable[SyntheticQuery], miners: dict[str, NegativeMiner], n_negatives: int, rng: random.Random
+    queries: Iterable[SyntheticQuery], miners: dict[str, Miner], n_negatives: int, rng: random.Random
 ) -> list[Group]:
     """Groups from LLM-written queries; negatives are BM25 hits in the passage's own corpus.
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from navicite import embed
 from navicite.llm import LLM
 from navicite.rerank.train import data
 from navicite.rerank.train.corpora import (
@@ -21,8 +22,13 @@ from navicite.rerank.train.corpora import (
     scifact_corpus,
     title_text_corpus,
 )
-from navicite.rerank.train.negatives import NegativeMiner
-from navicite.rerank.train.split import EvalGuard, default_guard
+from navicite.rerank.train.negatives import DenseMiner, FusedMiner, Miner, NegativeMiner
+from navicite.rerank.train.split import (
+    SCIFACT_EVAL_CLAIMS,
+    EvalGuard,
+    default_guard,
+    scifact_train_split,
+)
 from navicite.rerank.train.synthetic import SyntheticQueryWriter, sample_jobs
 
 #: ``progress(what, done, total)`` while building.
@@ -42,6 +48,9 @@ class DataOptions:
         synthetic: passages the LLM writes a query for (0: no LLM at all).
         negatives: hard negatives per group.
         heldout_share: share of queries held out of training for the final figures.
+        claim_repeats: times each SciFact training claim is used, with fresh negatives (0: none).
+        dense_negatives: also mine claim negatives by embedding cosine (the shipped MiniLM).
+        cache_dir: where the corpus embeddings are kept between runs (None: not kept).
     """
 
     data_dir: Path
@@ -50,6 +59,9 @@ class DataOptions:
     negatives: int = 7
     heldout_share: float = 0.05
     seed: int = 13
+    claim_repeats: int = 2
+    dense_negatives: bool = True
+    cache_dir: Path | None = None
 
 
 @dataclass
@@ -71,6 +83,8 @@ class TrainingData:
             "dropped_by_guard": self.dropped_by_guard,
             "synthetic_requested": self.synthetic_requested,
             "synthetic_usable": self.synthetic_usable,
+            # Whoever scores the model on SciFact train must stay within these first claims.
+            "scifact_eval_claims": SCIFACT_EVAL_CLAIMS,
         }
 
 
@@ -103,7 +117,8 @@ class TrainingSetBuilder:
         musique = title_text_corpus(root / "musique" / "hipporag-train-corpus.json", "musique")
         miners = {"scifact": NegativeMiner(scifact), "hotpot": NegativeMiner(hotpot), "musique": NegativeMiner(musique)}
 
-        labelled = data.musique_groups(read_json(root / "musique" / "hipporag-train-100.json"), opt.negatives, rng)
+        labelled = self._claims(scifact, miners["scifact"], rng)
+        labelled += data.musique_groups(read_json(root / "musique" / "hipporag-train-100.json"), opt.negatives, rng)
         labelled += data.hotpot_distractor_groups(read_json(root / "hotpotqa" / "distractor-dev-100.json"), opt.negatives, rng)
         written, requested = self._synthetic(scifact, hotpot, musique)
         labelled += data.synthetic_groups(written, miners, opt.negatives, rng)
@@ -123,6 +138,20 @@ class TrainingSetBuilder:
             synthetic_requested=requested,
             synthetic_usable=len(written),
         )
+
+    def _claims(self, scifact: list[Passage], bm25: NegativeMiner, rng: random.Random) -> list[data.Group]:
+        opt = self.options
+        if opt.claim_repeats <= 0:
+            return []
+        _, claims = scifact_train_split(opt.data_dir)
+        miner: Miner = bm25
+        if opt.dense_negatives:
+            if self.progress:
+                self.progress("embedding SciFact for negatives", 0, len(scifact))
+            miner = FusedMiner([bm25, DenseMiner(scifact, embed.SentenceTransformerEmbedder(), cache_dir=opt.cache_dir)])
+            if self.progress:
+                self.progress("embedding SciFact for negatives", len(scifact), len(scifact))
+        return data.claim_groups(claims, {p.pid: p for p in scifact}, miner, opt.negatives, rng, opt.claim_repeats)
 
     def _synthetic(self, scifact: list[Passage], hotpot: list[Passage], musique: list[Passage]):
         opt = self.options

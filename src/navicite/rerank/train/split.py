@@ -1,7 +1,9 @@
 """Keep evaluation questions out of the training data.
 
-navicite is scored on SciFact train claims and on the HotpotQA closed-corpus
-questions; a reranker that saw those questions (or near copies of them) during
+navicite is scored on the first :data:`SCIFACT_EVAL_CLAIMS` SciFact train claims
+(in the order of ``qrels/train.tsv``, the order ``navicite eval`` reads them) and
+on the HotpotQA closed-corpus questions; the remaining SciFact train claims are
+training data (the issue lists SciFact train as a training source). A reranker that saw those questions (or near copies of them) during
 training would report figures it cannot reproduce on unseen data. The guard
 compares every candidate training query with every evaluation question after
 normalising both, and rejects exact matches and near matches (high word
@@ -11,16 +13,19 @@ to copy a claim is dropped too.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from navicite.rerank.train.corpora import read_json, read_text
+from navicite.eval.datasets import EvalQuestion, load_beir
+from navicite.rerank.train.corpora import read_json
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+#: The SciFact train claims navicite is scored on: the first this many of the split.
+SCIFACT_EVAL_CLAIMS = 200
 
 #: Word-set overlap at or above which a training query counts as a copy of an evaluation question.
 DEFAULT_MAX_JACCARD = 0.8
@@ -90,13 +95,17 @@ class EvalGuard:
         return [q for q in queries if self.allows(q)]
 
 
-def scifact_claims(path: Path) -> list[str]:
-    """Every claim text of a BEIR SciFact ``queries.jsonl``."""
-    claims = []
-    for line in read_text(path).splitlines():
-        if line.strip():
-            claims.append(json.loads(line)["text"])
-    return claims
+def scifact_train_split(data_dir: Path, eval_claims: int = SCIFACT_EVAL_CLAIMS) -> tuple[list[EvalQuestion], list[EvalQuestion]]:
+    """SciFact train claims cut into (evaluation, training), in the evaluation harness's order.
+
+    Reading through :func:`navicite.eval.datasets.load_beir` keeps the cut where
+    ``navicite eval ... --limit N`` starts: the first ``eval_claims`` are scored, never trained on.
+
+    Raises:
+        UserInputError: the SciFact folder is missing or malformed.
+    """
+    questions = load_beir(data_dir / "scifact", "train").questions
+    return questions[:eval_claims], questions[eval_claims:]
 
 
 def hotpot_questions(path: Path) -> list[str]:
@@ -107,19 +116,16 @@ def hotpot_questions(path: Path) -> list[str]:
 def evaluation_questions(data_dir: Path) -> list[str]:
     """The questions navicite is scored on that training must never see.
 
-    SciFact train claims (``scifact/queries.jsonl``, all of them: the train
-    split is the scored one) and the HotpotQA closed-corpus questions
-    (``hotpotqa/hipporag-train-100.json``).
+    The evaluation part of :func:`scifact_train_split` and the HotpotQA
+    closed-corpus questions (``hotpotqa/hipporag-train-100.json``).
 
     Raises:
         UserInputError: a file is missing, so the guard could not be built.
     """
-    return scifact_claims(data_dir / "scifact" / "queries.jsonl") + hotpot_questions(
-        data_dir / "hotpotqa" / "hipporag-train-100.json"
-    )
+    scored, _ = scifact_train_split(data_dir)
+    return [q.text for q in scored] + hotpot_questions(data_dir / "hotpotqa" / "hipporag-train-100.json")
 
 
 def default_guard(data_dir: Path, max_jaccard: float = DEFAULT_MAX_JACCARD) -> EvalGuard:
     """An :class:`EvalGuard` over :func:`evaluation_questions` of ``data_dir``."""
     return EvalGuard(evaluation_questions(data_dir), max_jaccard)
-
