@@ -26,7 +26,6 @@ cores; the load average is printed with the figures.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -44,7 +43,7 @@ from navicite.eval.metrics import mean_scores, retrieval_scores
 from navicite.eval.resources import EvalResources
 from navicite.rerank import Reranker, RerankItem, Scored, create
 from navicite.rerank.fusion import FusionReranker
-from navicite.rerank.navicite_ce import fuse, resolve_weights
+from navicite.rerank.navicite_ce import fuse, resolve_weights, scifact_claims_held_out
 from navicite.rerank.onnx import OnnxCrossEncoder, export_onnx, is_exported
 from navicite.retrieve.mpr import MultiPortfolioRetriever
 
@@ -245,15 +244,6 @@ def _table(questions: list[EvalQuestion], out: MethodRuns, llm_limit: int) -> No
             print(f"|   {method} | {len(part)} | {means['ndcg@10']:.4f} | {means['recall@10']:.4f} | {means['all_gold@10']:.4f} | |")
 
 
-def trained_past(folders: list[Path]) -> int | None:
-    """How many SciFact train claims the model left for evaluation (``train_info.json``), if it says."""
-    for folder in folders:
-        info = folder / "train_info.json"
-        if info.is_file():
-            return json.loads(info.read_text(encoding="utf-8")).get("data", {}).get("scifact_eval_claims")
-    return None
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="Hugging Face cross-encoder folder or exported ONNX folder (default: shipped weights).")
@@ -279,7 +269,7 @@ def main() -> None:
     if args.speed:
         scifact = load_dataset("beir:../shared/data/scifact", "train")
         speed(EvalResources(scifact, settings), args.model, folder, sorted({*depths, 20, 40, 80}))
-    held_out = trained_past([Path(p) for p in (args.model, folder) if p])
+    held_out = scifact_claims_held_out([args.model, folder])
     for spec in args.dataset:
         data = load_dataset(spec, args.split if spec.startswith("beir:") else None)
         if held_out is not None and data.name == "beir:scifact" and args.split == "train" and args.limit > held_out:

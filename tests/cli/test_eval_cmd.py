@@ -78,3 +78,18 @@ def test_evidence_json_with_bm25_and_a_doc_filter(tmp_path: Path) -> None:
     assert report["methods"]["bm25"]["questions"] == 1 and report["methods"]["bm25"]["answer_in_context_recall"] == 1.0
     result = run(*args[:-1], "quality-9")
     assert result.returncode == 2 and "quality-9" in result.stderr
+
+
+def test_retrieval_warns_when_the_cross_encoder_trained_on_the_scored_claims(tmp_path: Path) -> None:
+    data = _beir(tmp_path / "scifact")
+    (data / "qrels" / "test.tsv").rename(data / "qrels" / "train.tsv")
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "train_info.json").write_text(json.dumps({"data": {"scifact_eval_claims": 0}}))
+    args = ["--home", str(tmp_path / "home"), "-s", "rerank.backend=navicite", "-s", f"rerank.model={model}",
+            "eval", "retrieval", "--dataset", f"beir:{data}", "--split", "train", "--method", "bm25", "--json"]
+    result = run(*args)
+    assert result.returncode == 0, result.stderr
+    assert "trained on SciFact train claims past the first 0" in result.stderr and "--limit 0" in result.stderr
+    (model / "train_info.json").write_text(json.dumps({"data": {"scifact_eval_claims": 1}}))
+    assert "warning" not in run(*args).stderr

@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from navicite.cli import app
 from navicite.cli.common import err_console, print_json, settings
+from navicite.config import Settings
 from navicite.errors import UserInputError
 
 eval_app = typer.Typer(help="Evaluate navicite and its baselines on benchmark data sets.", no_args_is_help=True)
@@ -50,6 +51,21 @@ def _task_updater(bar: Progress) -> Callable[[str, int, int], None]:
     return update
 
 
+def _warn_if_trained_on(cfg: Settings, data_name: str, split: str | None, count: int) -> None:
+    """Say so when the navicite cross-encoder would be scored on SciFact claims it was trained on."""
+    if cfg.rerank.backend != "navicite" or data_name != "beir:scifact" or split != "train":
+        return
+    from navicite.rerank.navicite_ce import scifact_claims_held_out
+
+    held = scifact_claims_held_out([cfg.rerank.model])
+    if held is not None and count > held:
+        err_console.print(
+            f"warning: the navicite cross-encoder trained on SciFact train claims past the first {held}; "
+            f"figures over {count} questions include its training data (use --limit {held})",
+            highlight=False,
+        )
+
+
 @eval_app.command("retrieval")
 def retrieval(
     ctx: typer.Context,
@@ -70,6 +86,7 @@ def retrieval(
     ks = parse_ks(k)
     data = load_dataset(dataset, split)
     questions = data.questions[:limit] if limit else data.questions
+    _warn_if_trained_on(settings(ctx), data.name, split, len(questions))
     with _progress() as bar:
         update = _task_updater(bar)
         resources = EvalResources(data, settings(ctx), progress=update)

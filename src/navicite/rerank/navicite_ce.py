@@ -12,6 +12,7 @@ hybrid order. The cost is therefore fixed by ``depth``, not by the pool size.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -56,6 +57,23 @@ def resolve_weights(model: str | None, variant: str, cache_dir: Path) -> Path:
         "or a Hugging Face cross-encoder folder to export). Train one with `navicite rerank train --out DIR` and set "
         "rerank.model=DIR, or choose rerank.backend=hybrid."
     )
+
+
+def scifact_claims_held_out(folders: Sequence[Path | str | None]) -> int | None:
+    """How many SciFact train claims a trained model left unseen, from the first ``train_info.json`` found.
+
+    ``None`` (the shipped weights) stands for :data:`SHIPPED_WEIGHTS`. Claims past
+    that number were training data: scoring the model on them would report a leak.
+    """
+    for folder in folders:
+        info = (SHIPPED_WEIGHTS if folder is None else Path(folder).expanduser()) / "train_info.json"
+        if info.is_file():
+            try:
+                held = json.loads(info.read_text(encoding="utf-8")).get("data", {}).get("scifact_eval_claims")
+            except (OSError, ValueError):
+                continue
+            return held if isinstance(held, int) else None
+    return None
 
 
 class CascadeReranker(HeadReranker):
