@@ -147,10 +147,12 @@ class RerankSettings(Section):
     bm25_weight: float = Field(0.4, ge=0.0, description="Hybrid: weight of the flat-question BM25 score.")
     agreement_weight: float = Field(0.1, ge=0.0, description="Hybrid: weight of portfolio agreement.")
     # navicite backend: hybrid orders all candidates, the cross-encoder re-scores the head
-    # (270 pairs at 256 tokens do not fit 2 s on 2 cores; see bench/rerank_bench.py).
+    # (270 pairs at 256 tokens do not fit 2 s on 2 cores; see bench/rerank_bench.py). Length and
+    # weight: the shipped model's best on SciFact train 1-200 and HotpotQA closed (MODEL_CARD.md);
+    # at 128 tokens it reads too little of an abstract and falls below hybrid on SciFact.
     cascade_depth: int = Field(20, ge=0, description="navicite: candidates of the hybrid order the cross-encoder scores.")
-    cascade_max_length: int = Field(128, ge=16, description="navicite: tokens per (question, passage) pair.")
-    cascade_weight: float = Field(0.5, ge=0.0, le=1.0, description="navicite: weight of the cross-encoder score against the hybrid score.")
+    cascade_max_length: int = Field(256, ge=16, description="navicite: tokens per (question, passage) pair.")
+    cascade_weight: float = Field(0.3, ge=0.0, le=1.0, description="navicite: weight of the cross-encoder score against the hybrid score.")
     onnx_variant: Literal["int8", "fp32"] = Field("int8", description="navicite: which exported ONNX model to run.")
     onnx_threads: int = Field(2, ge=1, description="navicite: ONNX Runtime intra-op threads.")
     llm_depth: int = Field(20, ge=0, description="llm: candidates of the hybrid order the LLM grades.")

@@ -110,3 +110,19 @@ def test_navicite_backend_with_a_real_exported_model(settings: Settings, exporte
         rerank.release(reranker)
         with pytest.raises(sqlite3.ProgrammingError):  # the hybrid first stage's store is closed with it
             reranker.prior.store.get_many(["x"])
+
+
+def test_shipped_weights_rank_the_relevant_abstract_first(settings: Settings) -> None:
+    # No rerank.model: the int8 network inside the package, at the default length; weight 1 ranks by it alone.
+    items = [
+        RerankItem("gut", "Gut microbiome and obesity\nMicrobes differ between obese and lean people.", {"bm25": 3.0}),
+        RerankItem("vitd", "Vitamin D and falls\nIn a trial of 2,000 women, vitamin D supplements lowered the rate of hip fractures.", {"bm25": 1.0}),
+        RerankItem("statin", "Statins and heart attacks\nStatin therapy reduced cardiovascular events.", {"bm25": 2.0}),
+    ]
+    reranker = rerank.create(_with(settings, backend="navicite", cascade_weight=1.0))
+    try:
+        scored = reranker.rerank("Vitamin D supplementation reduces hip fractures in older women.", items, top_n=3)
+    finally:
+        rerank.release(reranker)
+    assert scored[0].doc_id == "vitd"
+    assert scored[0].signals["navicite"] > max(s.signals["navicite"] for s in scored[1:])
