@@ -94,3 +94,14 @@ def test_check_validates_every_stored_tree_and_flags_a_broken_one(tmp_path: Path
 
     code, _, err = run_cli("--home", str(tmp_path), "tree", "check", "--store", str(tmp_path / "missing.sqlite"))
     assert code == 2 and "no such file" in err
+
+
+def test_show_reads_another_store(tmp_path: Path, run_cli: Any) -> None:
+    collection(tmp_path)
+    stand_in = ScriptedLLM(ANSWERS, concurrency=1)
+    llm.register_backend("tree-scripted", lambda settings: stand_in)
+    assert run_cli("--home", str(tmp_path), *SETTINGS, "tree", "build")[0] == 0
+    store = TreeStore.open(load_settings(tmp_path)).path
+    code, out, err = run_cli("--home", str(tmp_path / "elsewhere"), "tree", "show", "town", "--store", str(store))
+    assert code == 0 and out.startswith("Town history  [town]") and "valid" in err and "note:" not in err
+    assert run_cli("--home", str(tmp_path), "tree", "show", "town", "--store", str(tmp_path / "none.sqlite"))[0] == 2

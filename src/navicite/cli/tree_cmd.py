@@ -20,6 +20,8 @@ from navicite.navigate.outline import outline_lines
 from navicite.navigate.store import TreeStore
 from navicite.navigate.validate import problems
 
+StoreOption = typer.Option("--store", help="A trees.sqlite to read instead of the home's (e.g. one `navicite eval evidence` built).")
+
 tree_app = typer.Typer(help="Knowledge trees of long documents (NaviRAG).", no_args_is_help=True)
 app.add_typer(tree_app, name="tree")
 
@@ -88,9 +90,10 @@ def show_command(
     ctx: typer.Context,
     doc_id: Annotated[str, typer.Argument(help="Document id.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole tree as JSON on stdout.")] = False,
+    store: Annotated[Optional[Path], StoreOption] = None,
 ) -> None:
     """Print a document's tree as an outline: node sizes in tokens and the segments each draws on."""
-    tree = TreeStore.open(settings(ctx)).get(doc_id)
+    tree = _store(ctx, store).get(doc_id)
     if tree is None:
         raise DocumentNotFound(f"no tree for {doc_id!r}; build it with `navicite tree build {doc_id}`")
     if as_json:
@@ -100,6 +103,8 @@ def show_command(
         out_console.print(line, highlight=False, markup=False, soft_wrap=True)
     found = problems(tree)
     err_console.print("valid" if not found else f"[red]invalid:[/] {escape('; '.join(found))}", highlight=False)
+    if store is not None:
+        return  # an evaluation's store: its documents are not in the collection
     document = index_layer.create(settings(ctx)).get(doc_id)
     if document is None or document.fingerprint != tree.fingerprint:
         why = "is no longer in the collection" if document is None else "has changed since"
@@ -109,16 +114,11 @@ def show_command(
 @tree_app.command("check")
 def check_command(
     ctx: typer.Context,
-    store: Annotated[
-        Optional[Path],
-        typer.Option("--store", help="A trees.sqlite to check instead of the home's (e.g. one `navicite eval evidence` built)."),
-    ] = None,
+    store: Annotated[Optional[Path], StoreOption] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print every tree's problems as JSON on stdout.")] = False,
 ) -> None:
     """Run the tree validator over every stored tree. Exit code 1 if any tree is invalid."""
-    if store is not None and not store.is_file():
-        raise UserInputError(f"--store {store}: no such file; eval trees are in <home>/cache/eval/<corpus>/trees.sqlite")
-    trees = TreeStore(store) if store is not None else TreeStore.existing(settings(ctx))
+    trees = TreeStore.existing(settings(ctx)) if store is None else _store(ctx, store)
     found = {} if trees is None else {doc_id: _checked(trees, doc_id) for doc_id in trees.doc_ids()}
     if as_json:
         print_json({doc_id: {"nodes": nodes, "problems": issues} for doc_id, (nodes, issues) in found.items()})
@@ -129,6 +129,15 @@ def check_command(
         err_console.print(f"{sum(not issues for _, issues in found.values())} of {len(found)} trees valid", highlight=False)
     if any(issues for _, issues in found.values()):
         raise typer.Exit(1)
+
+
+def _store(ctx: typer.Context, path: Path | None) -> TreeStore:
+    """The home's tree store, or the file ``--store`` names (which must exist: nothing is created)."""
+    if path is None:
+        return TreeStore.open(settings(ctx))
+    if not path.is_file():
+        raise UserInputError(f"--store {path}: no such file; eval trees are in <home>/cache/eval/<corpus>/trees.sqlite")
+    return TreeStore(path)
 
 
 def _checked(trees: TreeStore, doc_id: str) -> tuple[int, list[str]]:
