@@ -75,11 +75,16 @@ def test_unknown_documents_are_clear_errors(tmp_path: Path, run_cli: Any) -> Non
     assert code == 2 and "navicite tree build town" in err
 
 
-def test_check_validates_every_stored_tree_and_flags_a_broken_one(tmp_path: Path, run_cli: Any) -> None:
-    collection(tmp_path)
+def built_collection(home: Path, run_cli: Any) -> None:
+    """The collection with the town's tree built by the scripted model."""
+    collection(home)
     stand_in = ScriptedLLM(ANSWERS, concurrency=1)
     llm.register_backend("tree-scripted", lambda settings: stand_in)
-    assert run_cli("--home", str(tmp_path), *SETTINGS, "tree", "build")[0] == 0
+    assert run_cli("--home", str(home), *SETTINGS, "tree", "build")[0] == 0
+
+
+def test_check_validates_every_stored_tree_and_flags_a_broken_one(tmp_path: Path, run_cli: Any) -> None:
+    built_collection(tmp_path, run_cli)
     code, out, err = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "check")
     assert code == 0 and out.startswith("town: 3 nodes, valid") and "1 of 1 trees valid" in err
 
@@ -97,10 +102,7 @@ def test_check_validates_every_stored_tree_and_flags_a_broken_one(tmp_path: Path
 
 
 def test_show_reads_another_store(tmp_path: Path, run_cli: Any) -> None:
-    collection(tmp_path)
-    stand_in = ScriptedLLM(ANSWERS, concurrency=1)
-    llm.register_backend("tree-scripted", lambda settings: stand_in)
-    assert run_cli("--home", str(tmp_path), *SETTINGS, "tree", "build")[0] == 0
+    built_collection(tmp_path, run_cli)
     store = TreeStore.open(load_settings(tmp_path)).path
     code, out, err = run_cli("--home", str(tmp_path / "elsewhere"), "tree", "show", "town", "--store", str(store))
     assert code == 0 and out.startswith("Town history  [town]") and "valid" in err and "note:" not in err

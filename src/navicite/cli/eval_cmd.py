@@ -86,10 +86,11 @@ def retrieval(
     ks = parse_ks(k)
     data = load_dataset(dataset, split)
     questions = data.questions[:limit] if limit else data.questions
-    _warn_if_trained_on(settings(ctx), data.name, split, len(questions))
+    cfg = settings(ctx)
+    _warn_if_trained_on(cfg, data.name, split, len(questions))
     with _progress() as bar:
         update = _task_updater(bar)
-        resources = EvalResources(data, settings(ctx), progress=update)
+        resources = EvalResources(data, cfg, progress=update)
         runner = RetrievalRunner(resources, method or ["bm25"], ks, out_dir=out, progress=update)
         report = runner.run(questions, split=split)
     if out is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,17 +96,19 @@ class EvalGuard:
         return [q for q in queries if self.allows(q)]
 
 
-def scifact_train_split(data_dir: Path, eval_claims: int = SCIFACT_EVAL_CLAIMS) -> tuple[list[EvalQuestion], list[EvalQuestion]]:
+@lru_cache(maxsize=4)
+def scifact_train_split(data_dir: Path, eval_claims: int = SCIFACT_EVAL_CLAIMS) -> tuple[tuple[EvalQuestion, ...], tuple[EvalQuestion, ...]]:
     """SciFact train claims cut into (evaluation, training), in the evaluation harness's order.
 
     Reading through :func:`navicite.eval.datasets.load_beir` keeps the cut where
     ``navicite eval ... --limit N`` starts: the first ``eval_claims`` are scored, never trained on.
+    Cached: the guard and the claim source both ask, and each read parses the whole corpus.
 
     Raises:
         UserInputError: the SciFact folder is missing or malformed.
     """
     questions = load_beir(data_dir / "scifact", "train").questions
-    return questions[:eval_claims], questions[eval_claims:]
+    return tuple(questions[:eval_claims]), tuple(questions[eval_claims:])
 
 
 def hotpot_questions(path: Path) -> list[str]:
