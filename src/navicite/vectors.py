@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from navicite.errors import IndexStoreError
+from navicite.sqlite_wal import enable_wal
 
 if TYPE_CHECKING:
     from navicite.embed import Embedder
@@ -48,7 +49,7 @@ class VectorStore:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, check_same_thread=False, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            enable_wal(self._db)
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key TEXT NOT NULL, vector BLOB NOT NULL, "
                 "PRIMARY KEY (model, key))"

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from navicite.sqlite_wal import enable_wal
+
 CACHE_FILE_NAME = "llm.sqlite"
 
 _SCHEMA = """
@@ -71,7 +73,7 @@ class AnswerCache:
         conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 30000")
         if not self._ready:
-            conn.execute("PRAGMA journal_mode = WAL")
+            enable_wal(conn)
             conn.execute(_SCHEMA)
             self._ready = True
         return conn
