@@ -170,6 +170,9 @@ class NavigateSettings(Section):
     max_topics_per_level: int = Field(12, ge=2)
     step_budget: int = Field(12, ge=1, description="Most model calls one navigation may make.")
     concurrency: int = Field(2, ge=1, description="Parallel model calls while building (refine) and navigating (subtrees).")
+    max_calls_per_segment: float = Field(
+        1.5, ge=0.0, description="Build goal: optional calls (split, naming, refine) stop once a tree has made this many per segment; 0: no limit."
+    )
     segments_per_call: int = Field(2, ge=1, le=8, description="Segments placed by one select call (fewer when the prompt would not fit).")
     summary_words: int = Field(60, ge=10, description="Longest summary the select call writes per title.")
     select_max_tokens: int = Field(420, ge=32, description="Reply budget of one select call.")

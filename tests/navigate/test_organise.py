@@ -8,8 +8,8 @@ from typing import Any
 from navicite.documents import Document
 from navicite.ingest import segment
 from navicite.llm.scripted import ScriptedLLM
-from navicite.navigate.organise import Organiser
-from navicite.navigate.tree import KnowledgeTree
+from navicite.navigate.organise import Organiser, Topic, merge_same_span
+from navicite.navigate.tree import KnowledgeTree, Paragraph
 from navicite.navigate.validate import problems
 
 
@@ -181,7 +181,9 @@ def test_progress_reports_phases_with_calls_and_tokens_so_far(settings: Any, kit
     segments = segment(document, settings.ingest.segment_words, settings.ingest.segment_overlap)
     Organiser(kit.rule_llm(), settings, progress=events.append).run(document, segments)
     assert [(e.phase, e.done, e.total, e.calls) for e in events] == [
-        ("select", 0, 2, 0), ("select", 1, 2, 1), ("select", 2, 2, 2), ("refine", 1, 2, 3), ("refine", 2, 2, 3),
+        ("select", 0, 2, 0), ("select", 1, 2, 1), ("select", 2, 2, 2),
+        ("split", 1, 2, 2), ("split", 2, 2, 2),  # both topics fit a leaf: no split call
+        ("refine", 1, 1, 3),  # only Climate has two notes
     ]
     assert events[-1].tokens > events[1].tokens > 0
 
@@ -225,3 +227,62 @@ def test_summaries_opening_with_what_the_passage_discusses_keep_only_the_facts()
 
     assert clean_summary("The passage discusses the White House gate log.") == "The White House gate log."
     assert clean_summary("This text describes how the agents wait outside.") == "How the agents wait outside."
+
+
+def test_topics_covering_the_same_passages_become_one_topic() -> None:
+    def topic(title: str, *sources: int) -> Topic:
+        return Topic(title, [Paragraph(f"{title} in {s}.", [s]) for s in sources])
+
+    merged = merge_same_span([
+        topic("Level B", 2, 3, 5), topic("Intro", 0, 1), topic("Level C", 5, 3, 2),
+        topic("Data collection gathered from the public stream of a social network", 2, 3, 5),
+        topic("Dataset", 4), topic("Results", 4),  # one passage: distinct views of it stay apart
+    ])
+    assert [t.title for t in merged] == ["Level B; Level C", "Intro", "Dataset", "Results"]
+    assert [p.sources for p in merged[0].notes] == [[2], [3], [5], [5], [3], [2], [2], [3], [5]]
+
+
+def test_titles_filing_every_segment_twice_build_one_subtree_not_two(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "ingest.segment_words=100", "navigate.leaf_token_budget=350")
+
+    def two_titles(messages: Any) -> dict[str, Any]:
+        reply = kit.TreeModel().select("\n".join(m.content for m in messages))
+        for entry in reply["segments"]:
+            n = entry["segment"]
+            entry["topics"] = [{"title": "Data", "summary": f"Data of {n}."}, {"title": "Method", "summary": f"Method of {n}."}]
+        return reply
+
+    model = kit.TreeModel({"select": [two_titles] * 3})
+    tree = organise(settings, kit.topic_document(["Voyage"] * 6, words_per_segment=100), kit.rule_llm(model))
+    # One topic ("Data; Method"), one split of its six passages, one refine per leaf of two.
+    assert model.seen == ["select"] * 3 + ["split"] + ["refine"] * 3
+    assert [(c.title, c.segments) for c in tree.root.children] == [
+        ("First part", [0, 1]), ("Second part", [2, 3]), ("Third part", [4, 5]),
+    ]
+    assert problems(tree) == []
+
+
+def test_the_call_budget_keeps_a_build_to_its_calls_per_segment(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(
+        tmp_path, "ingest.segment_words=100", "navigate.leaf_token_budget=350", "navigate.max_calls_per_segment=1.0"
+    )
+
+    def two_notes(messages: Any) -> dict[str, Any]:  # two notes per segment: every leaf asks for a refine
+        reply = kit.TreeModel().select("\n".join(m.content for m in messages))
+        for entry in reply["segments"]:
+            entry["topics"].append({"title": entry["topics"][0]["title"], "summary": "More facts."})
+        return reply
+
+    model = kit.TreeModel({"select": [two_notes] * 3})
+    tree = organise(settings, kit.topic_document(["Voyage"] * 6, words_per_segment=100), kit.rule_llm(model))
+    # 6 calls in all: 3 select, then the split before any refine; the other refines are declined.
+    assert model.seen == ["select"] * 3 + ["split", "refine", "refine"]
+    assert tree.cost.calls == 6 and tree.cost.declined_calls == 1
+    assert problems(tree) == []  # unrefined leaves keep their notes, each citing its segment
+
+    unlimited = organise(
+        kit.tree_settings(tmp_path, "ingest.segment_words=100", "navigate.leaf_token_budget=350", "navigate.max_calls_per_segment=0"),
+        kit.topic_document(["Voyage"] * 6, words_per_segment=100),
+        kit.rule_llm(kit.TreeModel({"select": [two_notes] * 3})),
+    )
+    assert unlimited.cost.calls == 7 and unlimited.cost.declined_calls == 0

@@ -73,7 +73,8 @@ def _report(outcomes: list[BuildOutcome], as_json: bool) -> None:
             err_console.print(
                 f"built {escape(o.doc_id)}: {o.nodes} nodes, {c.segments} segments, {c.calls} calls "
                 f"({c.calls_per_segment:.2f} per segment, {c.calls_per_1k_tokens:.2f} per 1,000 document tokens), "
-                f"{c.prompt_tokens + c.completion_tokens:,} tokens ({c.tokens_per_1k_tokens:,.0f} per 1,000), {c.seconds:.1f} s",
+                f"{c.prompt_tokens + c.completion_tokens:,} tokens ({c.tokens_per_1k_tokens:,.0f} per 1,000), {c.seconds:.1f} s"
+                + (f"; {c.declined_calls} optional calls left out to keep the call goal" if c.declined_calls else ""),
                 highlight=False,
             )
         elif o.status == "failed":

@@ -23,6 +23,7 @@ from its own words: every segment stays reachable and the tree is never stored b
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -35,7 +36,7 @@ from navicite import prompts
 from navicite.config import Settings
 from navicite.documents import Document, Segment
 from navicite.llm.base import LLM, Usage, usage_scope
-from navicite.navigate.ask import ask_json
+from navicite.navigate.ask import CallBudget, ask_json
 from navicite.navigate.shape import Shaper
 from navicite.navigate.tree import (
     BuildCost,
@@ -155,7 +156,6 @@ class Organiser:
         self.settings = settings
         self.limits = settings.navigate
         self.progress = progress
-        self.shaper = Shaper(llm, settings)
 
     def run(self, document: Document, segments: list[Segment]) -> KnowledgeTree:
         """The validated tree of ``document`` over ``segments`` (indices 0..n-1).
@@ -176,12 +176,13 @@ class Organiser:
             for done, batch in enumerate(batches, 1):
                 self._place_batch(name, batch, topics)
                 self._report(document.id, "select", done, len(batches), calls)
-            ordered = list(topics.values())
+            ordered = merge_same_span(list(topics.values()))
             refs = [SegmentRef(s.index, s.start, s.end, s.text) for s in segments]
-            children = self.shaper.shape_all(
+            budget = self._budget(len(segments), calls)
+            children = Shaper(self.llm, self.settings, budget).shape_all(
                 [(t.title, t.notes) for t in ordered],
                 refs,
-                on_done=lambda done: self._report(document.id, "refine", done, len(ordered), calls),
+                on_done=lambda phase, done, total: self._report(document.id, phase, done, total, calls),
             )
         root = Node(id="0", title=name, children=children)
         if len(children) == 1 and children[0].children:
@@ -201,10 +202,22 @@ class Organiser:
         )
         check(tree)
         tree.cost = cost_of(calls, self.STAGES)
+        tree.cost.declined_calls = budget.declined
         tree.cost.seconds = time.perf_counter() - started
         tree.cost.document_tokens = token_count(f"{document.abstract}\n{document.text}")
         tree.cost.segments = len(segments)
         return tree
+
+    def _budget(self, segments: int, calls: list[Usage]) -> CallBudget:
+        """The optional calls left once every segment is placed: the build's goal minus what select and create took.
+
+        Cache hits count too, so a rebuild from the cache makes the same choices.
+        """
+        per_segment = self.limits.max_calls_per_segment
+        if not per_segment:
+            return CallBudget()
+        spent = sum(1 for u in list(calls) if u.stage in ("tree_select", "tree_create"))
+        return CallBudget(max(0, math.floor(per_segment * segments) - spent))
 
     # -- select and create -----------------------------------------------------------------
 
@@ -353,6 +366,31 @@ def cost_of(calls: Iterable[Usage], stages: tuple[str, ...]) -> BuildCost:
         cost.prompt_tokens += usage.prompt_tokens
         cost.completion_tokens += usage.completion_tokens
     return cost
+
+
+def merge_same_span(topics: list[Topic]) -> list[Topic]:
+    """Topics whose notes cite exactly the same two or more segments, as one topic each.
+
+    A small model files a research paper's segments under several titles each, so topics
+    like "Data collection" and "Annotation levels" can come to cover the same passages;
+    split apart they grow identical subtrees, paid for once per title, and navigation
+    reads the same passages under every one. One topic keeps the first title, with the
+    others added while the title stays within MAX_TITLE_CHARS, and all their notes.
+    """
+    merged: dict[frozenset[int], Topic] = {}
+    kept: list[Topic] = []
+    for topic in topics:
+        span = frozenset(s for n in topic.notes for s in n.sources)
+        twin = merged.get(span) if len(span) > 1 else None
+        if twin is None:
+            merged[span] = Topic(topic.title, list(topic.notes))
+            kept.append(merged[span])
+            continue
+        joined = f"{twin.title}; {topic.title}"
+        if len(joined) <= MAX_TITLE_CHARS:
+            twin.title = joined
+        twin.notes.extend(topic.notes)
+    return kept
 
 
 def _cap_words(text: str, limit: int) -> str:

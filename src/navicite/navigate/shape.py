@@ -20,13 +20,14 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from typing import TypeVar
 
 from pydantic import BaseModel, Field, create_model
 
 from navicite import prompts
 from navicite.config import Settings
 from navicite.llm.base import LLM, carry_context
-from navicite.navigate.ask import ask_json
+from navicite.navigate.ask import CallBudget, ask_json
 from navicite.navigate.tree import (
     Node,
     Paragraph,
@@ -35,6 +36,9 @@ from navicite.navigate.tree import (
     passage_tokens,
     token_count,
 )
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 #: Below this depth the model proposes sub-topics; deeper, paragraphs are packed in order.
@@ -104,37 +108,58 @@ def split_schema(least: int, most: int) -> type[SplitReply]:
 
 
 class Shaper:
-    """Splits and refines topics; safe to run for several topics at once."""
+    """Splits and refines the topics of one build; safe to run for several topics at once.
 
-    def __init__(self, llm: LLM, settings: Settings) -> None:
+    Structure comes first, for every topic, then refinement: splits keep leaves within
+    budget, so they have first claim on the build's :class:`CallBudget`; refine calls take
+    what is left, the leaves with most notes first (a leaf left unrefined keeps its notes,
+    which are valid cited paragraphs already).
+    """
+
+    def __init__(self, llm: LLM, settings: Settings, budget: CallBudget | None = None) -> None:
         self.llm = llm
         self.limits = settings.navigate
+        self.budget = budget or CallBudget()
 
     def shape_all(
         self,
         topics: list[tuple[str, list[Paragraph]]],
         segments: Sequence[SegmentRef],
-        on_done: Callable[[int], None] | None = None,
+        on_done: Callable[[str, int, int], None] | None = None,
     ) -> list[Node]:
-        """One subtree per ``(title, notes)``, in order; topics are shaped concurrently (bounded)."""
-        done = 0
-        lock = threading.Lock()
+        """One subtree per ``(title, notes)``, in order; work runs concurrently (bounded).
 
-        def one(topic: tuple[str, list[Paragraph]]) -> Node:
-            nonlocal done
-            node = self.shape(*topic, segments=segments)
-            with lock:
-                done += 1
-                if on_done is not None:
-                    on_done(done)
-            return node
-
-        with ThreadPoolExecutor(max_workers=self.limits.concurrency, thread_name_prefix="navicite-shape") as pool:
-            return list(pool.map(carry_context(one), topics))
+        ``on_done(phase, done, total)`` follows the "split" phase (per topic) and the
+        "refine" phase (per leaf with several notes).
+        """
+        nodes = self._each(
+            "split", lambda topic: self._fit(Node(id="", title=topic[0], paragraphs=topic[1]), 0, segments), topics, on_done
+        )
+        merged = [leaf for node in nodes for leaf, _ in node.walk() if leaf.is_leaf and len(leaf.paragraphs) > 1]
+        merged.sort(key=lambda leaf: -len(leaf.paragraphs))
+        self._each("refine", lambda leaf: self._refine_leaf(leaf, segments), merged, on_done)
+        return nodes
 
     def shape(self, title: str, notes: list[Paragraph], segments: Sequence[SegmentRef]) -> Node:
         """The subtree of one topic over the document's ``segments``: split while over budget, leaves refined."""
-        return self._fit(Node(id="", title=title, paragraphs=notes), 0, segments)
+        return self.shape_all([(title, notes)], segments)[0]
+
+    def _each(self, phase: str, work: Callable[[T], R], items: list[T], on_done: Callable[[str, int, int], None] | None) -> list[R]:
+        """``work`` over ``items`` on a bounded pool, in order, reporting each item done."""
+        done = 0
+        lock = threading.Lock()
+
+        def one(item: T) -> R:
+            nonlocal done
+            result = work(item)
+            with lock:
+                done += 1
+                if on_done is not None:
+                    on_done(phase, done, len(items))
+            return result
+
+        with ThreadPoolExecutor(max_workers=self.limits.concurrency, thread_name_prefix="navicite-shape") as pool:
+            return list(pool.map(carry_context(one), items))
 
     def fits(self, paragraphs: list[Paragraph], segments: Sequence[SegmentRef]) -> bool:
         """Whether ``paragraphs`` can be one leaf: content and the passages they cite within the budget."""
@@ -153,7 +178,7 @@ class Shaper:
             notes="\n".join("".join(f"[{s}]" for s in n.sources) + " " + n.text for n in notes),
             segments=", ".join(str(s) for s in allowed),
         )
-        reply = ask_json(self.llm, messages, RefineReply, "tree_refine", self.limits.refine_max_tokens)
+        reply = ask_json(self.llm, messages, RefineReply, "tree_refine", self.limits.refine_max_tokens, self.budget)
         if reply is None:
             return notes
         kept: list[Paragraph] = []
@@ -181,24 +206,26 @@ class Shaper:
     def _fit(self, node: Node, depth: int, segments: Sequence[SegmentRef]) -> Node:
         """``node`` as a (refined) leaf when within budget, otherwise split into children (recursively)."""
         if self.fits(node.paragraphs, segments):
-            return self._leaf(node, segments)
+            return self._leaf(node)
         overview, groups = self._split(node, depth, segments)
         sources = sorted(node.sources())
         children = [self._fit(Node(id="", title=t, paragraphs=ps), depth + 1, segments) for t, ps in groups]
         return Node(id="", title=node.title, paragraphs=[Paragraph(overview, sources)], children=self._bundle(node.title, children))
 
-    def _leaf(self, node: Node, segments: Sequence[SegmentRef]) -> Node:
-        """``node`` as a leaf over the segments it cites; several notes are refined when the result still fits."""
+    def _leaf(self, node: Node) -> Node:
+        """``node`` as a leaf over the segments it cites (refined later, when the budget allows)."""
         node.segments = sorted(node.sources())
-        if len(node.paragraphs) > 1:
-            refined = self.refine(node.title, node.paragraphs)
-            if self.fits(refined, segments):
-                node.paragraphs = refined
         return node
+
+    def _refine_leaf(self, node: Node, segments: Sequence[SegmentRef]) -> None:
+        """Replace a leaf's notes by refined paragraphs when the result still fits."""
+        refined = self.refine(node.title, node.paragraphs)
+        if self.fits(refined, segments):
+            node.paragraphs = refined
 
     def _split(self, node: Node, depth: int, segments: Sequence[SegmentRef]) -> tuple[str, list[tuple[str, list[Paragraph]]]]:
         """An overview and sub-topic groups; asked of the model, else packed in order."""
-        paragraphs = node.paragraphs
+        paragraphs = _by_source(node.paragraphs)
         fallback_overview = f"{node.title}: " + "; ".join(_first_words(p.text, 8) for p in paragraphs[:4])
         if depth >= MAX_SPLIT_DEPTH or len(paragraphs) < 2:
             return fallback_overview, self._named_pack(node.title, paragraphs, segments)
@@ -217,7 +244,7 @@ class Shaper:
             max_groups=most,
             max_passages=per_leaf,
         )
-        reply = ask_json(self.llm, messages, split_schema(least, most), "tree_split", self.limits.split_max_tokens)
+        reply = ask_json(self.llm, messages, split_schema(least, most), "tree_split", self.limits.split_max_tokens, self.budget)
         groups = _groups_from(reply, paragraphs, node.title) if reply is not None else []
         if reply is None or not 2 <= len(groups) <= self.limits.max_topics_per_level:
             return fallback_overview, self._named_pack(node.title, paragraphs, segments)
@@ -246,7 +273,9 @@ class Shaper:
             text = segments[first].text if 0 <= first < len(segments) else " ".join(p.text for p in part)
             shown.append(f"Part {k}: {_first_words(text, words)}")
         messages = prompts.render("tree_name_parts", count=len(parts), parts="\n".join(shown))
-        reply = ask_json(self.llm, messages, part_titles_schema(len(parts)), "tree_name_parts", 16 * len(parts) + 32)
+        reply = ask_json(
+            self.llm, messages, part_titles_schema(len(parts)), "tree_name_parts", 16 * len(parts) + 32, self.budget
+        )
         if reply is None:
             return parts
         taken = {normalise_title(title)}
@@ -322,6 +351,18 @@ def _groups_from(reply: SplitReply, paragraphs: list[Paragraph], parent: str) ->
         previous = owner.setdefault(i, previous)
     groups = [(t, [p for i, p in enumerate(paragraphs) if owner[i] == slot]) for slot, t in enumerate(titles)]
     return [(t, ps) for t, ps in groups if ps]
+
+
+def _by_source(paragraphs: list[Paragraph]) -> list[Paragraph]:
+    """``paragraphs`` citing the same segments joined into one, ordered by their first segment.
+
+    A split separates passages: were a passage's notes under several titles offered apart,
+    the model could put them in different groups and that passage under several leaves.
+    """
+    joined: dict[tuple[int, ...], list[str]] = {}
+    for p in paragraphs:
+        joined.setdefault(tuple(sorted(set(p.sources))), []).append(p.text)
+    return [Paragraph(" ".join(texts), list(key)) for key, texts in sorted(joined.items(), key=lambda kv: (kv[0][:1], kv[0]))]
 
 
 def _tidy_title(title: str) -> str:

@@ -45,6 +45,7 @@ def build_params(settings: Settings) -> dict[str, Any]:
         "max_titles": nav.max_titles,
         "leaf_token_budget": nav.leaf_token_budget,
         "max_topics_per_level": nav.max_topics_per_level,
+        "max_calls_per_segment": nav.max_calls_per_segment,
         # Trees from before leaves were bounded by their passages as well as their content are rebuilt.
         "leaf_budget_counts": "content+passages",
     }

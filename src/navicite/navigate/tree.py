@@ -153,6 +153,8 @@ class BuildCost:
     seconds: float = 0.0
     document_tokens: int = 0
     segments: int = 0
+    #: Optional calls (split, naming, refine) the build's call budget declined.
+    declined_calls: int = 0
 
     @property
     def calls_per_1k_tokens(self) -> float:
@@ -179,6 +181,7 @@ class BuildCost:
             "seconds": round(self.seconds, 2),
             "document_tokens": self.document_tokens,
             "segments": self.segments,
+            "declined_calls": self.declined_calls,
             "calls_per_1k_tokens": round(self.calls_per_1k_tokens, 3),
             "tokens_per_1k_tokens": round(self.tokens_per_1k_tokens, 1),
             "calls_per_segment": round(self.calls_per_segment, 3),
@@ -187,7 +190,9 @@ class BuildCost:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> BuildCost:
         """Inverse of :meth:`to_dict` (the ratios are recomputed)."""
-        keys = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "seconds", "document_tokens", "segments")
+        keys = (
+            "calls", "cache_hits", "prompt_tokens", "completion_tokens", "seconds", "document_tokens", "segments", "declined_calls",
+        )
         return cls(**{k: data[k] for k in keys if k in data})
 
 
