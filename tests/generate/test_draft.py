@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from navicite.config import load_settings
 from navicite.generate.answer import Source
-from navicite.generate.draft import REFUSAL, Draft, Drafter, clean_draft, echoes_instructions, short_answer_of
+from navicite.generate.draft import (
+    REFUSAL,
+    Draft,
+    Drafter,
+    clean_draft,
+    echoes_instructions,
+    short_answer_of,
+    without_unfinished_tail,
+)
 from navicite.generate.sources import ContextEntry
 
 ENTRIES = [ContextEntry(1, Source("d1", "Seoul", "Seoul is the capital of South Korea."), "Seoul is the capital of South Korea.", False)]
@@ -33,6 +41,28 @@ def test_model_written_markers_are_removed() -> None:
     assert clean_draft("서울은 크다 (출처 1).") == "서울은 크다."
     assert clean_draft("A source (the 2019 trial) said so.") == "A source (the 2019 trial) said so."
     assert clean_draft("Answer: <yes>\nIt is <b>so</b>.") == "Answer: yes\nIt is <b>so</b>."
+
+
+def test_a_sentence_cut_off_by_the_token_limit_is_dropped() -> None:
+    cut = "# Folic acid\n\nFolic acid lowers homocysteine. It works.\n\n## Conclusion\n\nThe dose of"
+    assert without_unfinished_tail(cut) == "# Folic acid\n\nFolic acid lowers homocysteine. It works."
+    assert without_unfinished_tail("Folic acid lowers homocysteine. The effect was largest in") == "Folic acid lowers homocysteine."
+    assert without_unfinished_tail("서울은 수도이다. 서울은 사람이") == "서울은 수도이다."
+    assert without_unfinished_tail("东京是首都。东京的人口") == "东京是首都。"
+    assert without_unfinished_tail("Answer: 1911\n\nThe harbour closed in") == "Answer: 1911"
+    for whole in (
+        "It works. It was tested (in 2019).",
+        "It works.\n\n- lower homocysteine\n- fewer strokes",  # a list's last item needs no full stop
+        "The effect was largest in",  # nothing complete to keep
+        "It works. He said \"so\"",
+        "Answer: 1911",
+    ):
+        assert without_unfinished_tail(whole) == whole
+
+
+def test_a_draft_cut_off_mid_sentence_keeps_its_complete_sentences(scripted_llm, tmp_path) -> None:
+    draft = drafter(scripted_llm(ENGLISH + " Its oldest palace was built in"), tmp_path).run("q?", ENTRIES, "en")
+    assert draft.text == ENGLISH and not draft.refused
 
 
 def test_refusal_becomes_a_no_answer_sentence(scripted_llm, tmp_path) -> None:

@@ -55,6 +55,11 @@ _WORD = re.compile(r"\w+")
 _SLOT = re.compile(r"<[a-z][^<>\n]{2,80}>")
 # The sources arrive as <source id="n"> blocks; a draft that writes one copied the prompt's markup.
 _SOURCE_TAG = re.compile(r"</?source\b", re.IGNORECASE)
+# How a finished sentence (or a quotation or bracket closing one) ends.
+_FINISHED = re.compile(r"[.!?。！？…)\]\"'”’»*]\s*$")
+_LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
+# A full stop ends a sentence before a space; the CJK ones need none.
+_SENTENCE_END = re.compile(r"[.!?…][)\]\"'”’»]*(?=\s)|[。！？][)\]\"'”’»」]*")
 
 
 def no_answer_text(language: str) -> str:
@@ -65,6 +70,29 @@ def no_answer_text(language: str) -> str:
 def clean_draft(text: str) -> str:
     """The model's text without citation markers it was told not to write, and trimmed."""
     return _SLOTTED_ANSWER.sub(r"\1\2", _MODEL_MARKERS.sub("", text)).strip()
+
+
+def without_unfinished_tail(text: str) -> str:
+    """``text`` without a last sentence the model left unfinished (its reply ran into the token limit).
+
+    A fragment like "The effect was largest in" would otherwise be cited as a claim. The
+    tail counts as unfinished when it ends without closing punctuation and is not a list
+    item (lists often end without a full stop); it goes back to the last sentence end on
+    its line, or the whole line, and Markdown headings left with nothing after them go
+    too. A text that would keep nothing is returned whole.
+    """
+    text = text.rstrip()
+    line_start = text.rfind("\n") + 1
+    last_line = text[line_start:]
+    if not text or _FINISHED.search(text) or _LIST_ITEM.match(last_line):
+        return text
+    ends = list(_SENTENCE_END.finditer(last_line))
+    kept = text[: line_start + ends[-1].end()] if ends else text[:line_start]
+    lines = kept.rstrip().split("\n")
+    while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+        lines.pop()
+    kept = "\n".join(lines).rstrip()
+    return kept if any(ch.isalpha() for ch in kept) else text
 
 
 def short_answer_of(text: str) -> str | None:
@@ -224,7 +252,7 @@ class Drafter:
         return replace(fixed, draft_language=first.draft_language, off_language_share=repair.off_share_after or 0.0, repair=repair)
 
     def _finish(self, raw: str, language: str, attempts: int = 1) -> Draft:
-        text = clean_draft(raw)
+        text = without_unfinished_tail(clean_draft(raw))
         # Small models sometimes write an answer and then the refusal token as well: the
         # token only counts as a refusal when nothing but headings remains without it.
         without = clean_draft(text.replace(REFUSAL, ""))
