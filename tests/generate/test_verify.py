@@ -37,6 +37,19 @@ def test_a_wrong_number_halves_support() -> None:
     assert wrong < right / 2 + 0.01
 
 
+def test_a_name_the_source_never_mentions_is_not_accepted_on_overlap() -> None:
+    source = "Folic acid supplementation lowered plasma homocysteine in healthy adults."
+    plain = lexical_support("Folic acid supplementation lowered homocysteine in adults.", source)
+    assert plain >= 0.8
+    for invented in (
+        "Smith et al. showed folic acid supplementation lowered homocysteine in adults.",
+        "A trial by Smith showed folic acid supplementation lowered homocysteine in adults.",
+    ):
+        assert lexical_support(invented, source) < 0.8
+    named = "Folic acid supplementation lowered homocysteine in Dutch adults."
+    assert lexical_support(named, source + " The adults were Dutch.") >= 0.8
+
+
 def test_korean_overlap_survives_particles() -> None:
     assert lexical_support("연구팀의 당뇨병 진단 정확도는 95.7%이다.", KIM) > 0.6
     assert lexical_support("서울은 한국의 수도이다.", KIM) < 0.2

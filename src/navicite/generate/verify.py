@@ -83,10 +83,18 @@ def lexical_support(claim: str, source_text: str) -> float:
     score = found / total
     if any(u[0].isdigit() and u not in source_units for u in claim_units):
         score *= 0.5
+    # A name the source never mentions ("Smith et al. showed ...") is the small model's
+    # typical invention; the rest of the sentence can still overlap well, so such a claim
+    # is not accepted on overlap alone (the hybrid scorer then asks the judge).
+    names = _NAME_INSIDE.findall(claim) + _AUTHORS.findall(claim)
+    if any(name.lower()[:6] not in source_units for name in names):
+        score *= 0.7
     return score
 
 
 _NAME_INSIDE = re.compile(r"(?<=[\w,;] )[A-Z][\w-]+")
+# An author named first in a sentence, which the pattern above cannot tell from a capital.
+_AUTHORS = re.compile(r"\b[A-Z][\w-]+(?= et al\b)")
 
 
 def looks_factual(sentence: str) -> bool:
