@@ -8,11 +8,13 @@ The call plan keeps the cost near one call per segment:
    summarises what the segment says for each title. Batches run in order because
    each sees the titles made so far.
 2. *merge* happens in code: a topic's summaries are concatenated, each marked with
-   its segment index.
+   its segment index, and topics whose summaries cite the same passages become one.
 3. *split* and *refine* (:mod:`navicite.navigate.shape`): per topic at the end,
    concurrently: a topic over the leaf budget (its summaries, or the original passages
    they come from) is split into sub-topics until every leaf fits, and a leaf with
-   several summaries is rewritten as cited paragraphs.
+   several summaries is rewritten as cited paragraphs. These calls are optional (each
+   has a fallback without the model) and stop once the build has made
+   ``navigate.max_calls_per_segment`` calls per segment.
 
 The select reply's schema asks for exactly one entry per segment, so a
 schema-constrained backend cannot skip one. A segment the model still leaves
