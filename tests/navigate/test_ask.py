@@ -26,6 +26,14 @@ def test_a_spent_budget_answers_none_without_asking_the_model() -> None:
     assert len(llm.calls) == 1 and budget.declined == 1
 
 
+def test_a_repaired_reply_costs_two_calls_of_the_budget() -> None:
+    llm = ScriptedLLM(["not json at all", {"word": "fixed"}, {"word": "never asked"}])
+    budget = CallBudget(2)
+    assert ask_json(llm, ASK, Reply, "tree_refine", 16, budget) == Reply(word="fixed")
+    assert ask_json(llm, ASK, Reply, "tree_refine", 16, budget) is None
+    assert len(llm.calls) == 2 and budget.left == 0
+
+
 def test_bad_json_is_none_and_no_budget_means_no_limit() -> None:
     assert ask_json(ScriptedLLM(default="not json at all"), ASK, Reply, "tree_refine", 16) is None
     assert ask_json(ScriptedLLM([{"word": "two"}]), ASK, Reply, "tree_refine", 16, CallBudget()) == Reply(word="two")

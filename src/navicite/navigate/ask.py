@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from navicite.llm.base import LLM, CallOptions, LLMError, LLMUnavailableError, Message
+from navicite.llm.base import LLM, CallOptions, LLMError, LLMUnavailableError, Message, usage_scope
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -20,7 +20,9 @@ T = TypeVar("T", bound=BaseModel)
 class CallBudget:
     """How many more optional model calls one build may make; shared by the threads shaping its topics.
 
-    ``None`` means no limit. Declined calls are counted so the build can report them.
+    ``None`` means no limit. Declined calls are counted so the build can report them. A
+    call in flight when the budget runs out may still be repaired by the model layer, so a
+    build can end a call or two over its goal, never more than its concurrency.
     """
 
     def __init__(self, calls: int | None = None) -> None:
@@ -39,6 +41,12 @@ class CallBudget:
             self.left -= 1
             return True
 
+    def charge(self, calls: int) -> None:
+        """Count ``calls`` more against the budget (a taken call the model layer had to repeat)."""
+        with self._lock:
+            if self.left is not None and calls > 0:
+                self.left -= calls
+
 
 def ask_json(
     llm: LLM, messages: list[Message], schema: type[T], stage: str, max_tokens: int, budget: CallBudget | None = None
@@ -50,9 +58,13 @@ def ask_json(
     """
     if budget is not None and not budget.take():
         return None
-    try:
-        return llm.complete_json(messages, schema, CallOptions(stage=stage, max_tokens=max_tokens, temperature=0.0))
-    except LLMUnavailableError:
-        raise
-    except LLMError:
-        return None
+    with usage_scope() as made:  # a reply repaired by a second request costs two calls
+        try:
+            return llm.complete_json(messages, schema, CallOptions(stage=stage, max_tokens=max_tokens, temperature=0.0))
+        except LLMUnavailableError:
+            raise
+        except LLMError:
+            return None
+        finally:
+            if budget is not None:
+                budget.charge(len(made) - 1)
