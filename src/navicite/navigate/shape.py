@@ -204,7 +204,7 @@ class Shaper:
     # -- split -------------------------------------------------------------------------
 
     def _fit(self, node: Node, depth: int, segments: Sequence[SegmentRef]) -> Node:
-        """``node`` as a (refined) leaf when within budget, otherwise split into children (recursively)."""
+        """``node`` as a leaf when within budget, otherwise split into children (recursively)."""
         if self.fits(node.paragraphs, segments):
             return self._leaf(node)
         overview, groups = self._split(node, depth, segments)
