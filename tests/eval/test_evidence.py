@@ -155,3 +155,11 @@ def test_navi_counts_only_its_own_calls_when_the_model_is_shared(story: Path, tm
     report = EvidenceRunner(data, settings, ["navi"], budget=40, llm=llm).run(data.questions[:1])
     assert len(llm.usage.calls) == 3
     assert report.records[0].llm_calls == 2
+
+
+def test_navi_builds_a_tree_for_a_document_below_the_length_threshold(story: Path, tmp_path: Path) -> None:
+    data = load_dataset(f"leval:{story}")
+    settings = load_settings(tmp_path / "home", ["navigate.min_document_words=100000"])
+    method = evidence_module.NaviEvidence(settings, tmp_path / "trees.sqlite", memory=False, llm=ScriptedLLM())
+    assert method.builder.needs_tree(data.corpus[0])  # scientific_qa-3 stopped a whole run as "short"
+    assert settings.navigate.min_document_words == 100000  # the caller's settings are left alone

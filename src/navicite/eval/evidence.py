@@ -8,7 +8,8 @@ method, then scored by how much of the gold answer they contain (NaviRAG's
 - ``bm25``: the document's segments ranked by BM25 against the question;
 - ``dense``: the segments ranked by cosine similarity of their embeddings;
 - ``navi`` / ``navi-memory``: the navigation agent's evidence in the document's
-  knowledge tree (built on first use into the run's cache, with its cost recorded).
+  knowledge tree (built on first use into the run's cache, with its cost recorded; here
+  every document gets one, also those below ``navigate.min_document_words``).
 
 With ``answer``, the model then answers each question from each method's evidence
 (eval/reading.py): multiple-choice accuracy, or EM/F1 of a short answer.
@@ -194,7 +195,10 @@ class NaviEvidence:
 
         self.name = "navi-memory" if memory else "navi"
         self.llm = llm or llm_layer.create(settings)
-        self.builder = TreeBuilder(settings, self.llm, TreeStore(tree_file))
+        # Every evaluated document gets a tree, however short: the comparison is per question,
+        # and a question the navigator could not take would leave a hole in every table.
+        whole = settings.model_copy(update={"navigate": settings.navigate.model_copy(update={"min_document_words": 0})})
+        self.builder = TreeBuilder(whole, self.llm, TreeStore(tree_file))
         self.navigator = Navigator(self.llm, settings, memory=memory)
 
     def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
