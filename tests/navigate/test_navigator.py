@@ -235,3 +235,17 @@ def test_a_root_labelled_info_that_closes_the_gap_ends_the_walk(settings: Any, k
     replies = [{"labels": [{"entry": 2, "label": "INFO"}], "gap": "", "closed": True}]
     result = Navigator(ScriptedLLM(replies, concurrency=1), settings).run("What was done to the soil?", tree())
     assert [e.kind for e in result.evidence] == ["summary"] and result.closed and result.steps == 1
+
+
+def test_a_steps_picks_go_by_how_much_of_the_question_they_contain(tmp_path: Any, kit: Any) -> None:
+    texts = ["The valley farms keep sheep and goats on the hills.", "The harvest was stored in the stone barns by the mill."]
+    segments = [SegmentRef(i, i * 20, i * 20 + 10, t) for i, t in enumerate(texts)]
+    leaf = Node("0.1", "Farms", [Paragraph("Farms, animals, harvest.", [0, 1])], segments=[0, 1])
+    other = Node("0.2", "Weather", [Paragraph("Rain.", [0])], segments=[0])
+    farm = KnowledgeTree("farm", "fp", Node("0", "Farm report", children=[leaf, other]), segments)
+    replies = [
+        {"labels": [{"entry": 1, "label": "EXPLORE"}], "gap": "g", "closed": False},
+        {"passages": [1, 2], "gap": "", "closed": True},  # everything shown, in document order
+    ]
+    result = Navigator(ScriptedLLM(replies, concurrency=1), kit.tree_settings(tmp_path)).run("Where was the harvest stored?", farm)
+    assert [e.segments for e in result.evidence] == [(1,), (0,)]

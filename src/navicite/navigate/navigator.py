@@ -15,7 +15,8 @@ also records up to three notes, each tied to the entry or passage it was read fr
 The evidence comes back breadth first: every step's first pick (in the order the steps
 ran), then every step's second pick, and so on. A reader with a token budget then gets
 the best of each place the agent looked, not all of the first leaf it read (the small
-model tends to pick every passage it is shown, in document order).
+model tends to pick every passage it is shown, in document order); within one step the
+picks go by how many of the question's words they contain.
 
 A reply the model derails (bad JSON, unknown entry numbers) never ends the walk: a
 failed level step explores the child sharing most words with the question, a failed
@@ -32,6 +33,7 @@ from pydantic import BaseModel, Field
 
 from navicite import prompts
 from navicite.config import Settings
+from navicite.generate.verify import lexical_support
 from navicite.llm.base import LLM, CallOptions, LLMError, Message
 from navicite.navigate.evidence import Evidence, Navigation, Note, TraceStep
 from navicite.navigate.tree import (
@@ -218,7 +220,10 @@ class Navigator:
             except _Stopped:
                 return
             if reply is not None:
-                chosen = list(dict.fromkeys(k for k in reply.passages if 1 <= k <= len(group)))  # the model's order
+                chosen = list(dict.fromkeys(k for k in reply.passages if 1 <= k <= len(group)))
+                # Most of the question's words first: the small model lists what it keeps in document
+                # order, and a reader with a token budget may get only the first.
+                chosen.sort(key=lambda k: -lexical_support(walk.question, group[k - 1].text))
             else:
                 chosen = [self._closest(walk.question, [p.text for p in group])]
             for rank, k in enumerate(chosen):
