@@ -57,8 +57,9 @@ def story(tmp_path: Path) -> Path:
 
 def small_settings(home: Path) -> Settings:
     # One paragraph (28 words) per segment.
+    # Document order: the scripted navigation model names its entries by number.
     return load_settings(home, ["ingest.segment_words=28", "ingest.segment_overlap=0.0", "navigate.min_document_words=10",
-                                "navigate.concurrency=1"])
+                                "navigate.concurrency=1", "navigate.order_entries=document"])
 
 
 def test_budget_cut_gold_texts_and_per_document_choice(story: Path) -> None:

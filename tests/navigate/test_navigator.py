@@ -151,7 +151,8 @@ class ScriptedLLMDefault:
         return self.replies.pop(0)
 
 
-def test_memory_variant_classifies_and_keeps_grounded_notes(settings: Any, kit: Any) -> None:
+def test_memory_variant_classifies_and_keeps_grounded_notes(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "navigate.order_entries=document")
     model = NavModel(kit, explore={"Soil", "Treatment"}, word="lime", notes=True)
     llm = ScriptedLLM(default=model, concurrency=2)
     result = Navigator(llm, settings, memory=True).run("What was done to the soil?", tree())
@@ -205,8 +206,9 @@ def test_evidence_comes_back_breadth_first_by_each_steps_picks(tmp_path: Any, ki
     assert [e.segments for e in result.evidence] == [(1,), (2,), (0,), (3,)]
 
 
-def test_a_root_labelled_info_only_with_the_gap_open_still_reads_passages(settings: Any, kit: Any) -> None:
+def test_a_root_labelled_info_only_with_the_gap_open_still_reads_passages(tmp_path: Any, kit: Any) -> None:
     # The small model labels the likeliest topic INFO, explores nothing and leaves the gap open.
+    settings = kit.tree_settings(tmp_path, "navigate.order_entries=document")
     replies = [
         {"labels": [{"entry": 2, "label": "INFO"}, {"entry": 3, "label": "SKIP"}], "gap": "what was done", "closed": False},
         {"labels": [{"entry": 2, "label": "EXPLORE"}], "gap": "what was done", "closed": False},
@@ -249,3 +251,23 @@ def test_a_steps_picks_go_by_how_much_of_the_question_they_contain(tmp_path: Any
     ]
     result = Navigator(ScriptedLLM(replies, concurrency=1), kit.tree_settings(tmp_path)).run("Where was the harvest stored?", farm)
     assert [e.segments for e in result.evidence] == [(1,), (0,)]
+
+
+def test_entries_are_listed_by_the_bm25_score_of_the_passages_under_them(tmp_path: Any, kit: Any) -> None:
+    replies = [
+        {"labels": [{"entry": 1, "label": "EXPLORE"}], "gap": "what was done", "closed": False},  # what the small model says
+        {"labels": [{"entry": 1, "label": "EXPLORE"}], "gap": "what was done", "closed": False},
+        {"passages": [1], "gap": "", "closed": True},
+    ]
+    llm = ScriptedLLM(replies, concurrency=1)
+    result = Navigator(llm, kit.tree_settings(tmp_path)).run("When was lime added to the soil?", tree())
+    root_entries = ENTRY.findall(llm.calls[0].prompt)
+    assert [title for _, title in root_entries] == ["Soil", "Climate", "Water"]  # Soil holds the lime passage
+    assert [title for _, title in ENTRY.findall(llm.calls[1].prompt)] == ["Treatment", "Composition"]
+    assert [e.path for e in result.evidence] == [("Farm report", "Soil", "Treatment")]
+
+    in_document_order = ScriptedLLM(replies, concurrency=1)
+    Navigator(in_document_order, kit.tree_settings(tmp_path, "navigate.order_entries=document")).run(
+        "When was lime added to the soil?", tree()
+    )
+    assert [title for _, title in ENTRY.findall(in_document_order.calls[0].prompt)] == ["Climate", "Soil", "Water"]

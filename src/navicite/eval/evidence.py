@@ -38,6 +38,7 @@ from navicite.eval.metrics import answer_in_context_recall
 from navicite.eval.reading import EvidenceReader, ReadingRecord, summarise_reading
 from navicite.generate.sources import estimate_tokens, truncate_to_tokens
 from navicite.ingest import segment
+from navicite.lexical import LocalBM25
 from navicite.llm.base import LLM, usage_scope
 
 RECORDS_FILE = "evidence.jsonl"
@@ -141,20 +142,8 @@ class BM25Segments:
         self.segments = _Segments(settings)
 
     def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
-        import bm25s
-        import Stemmer
-
         texts = [s.text for s in self.segments.of(document)]
-        if not texts:
-            return [], {}
-        stemmer = Stemmer.Stemmer("english")
-        retriever = bm25s.BM25()
-        retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False)
-        query = bm25s.tokenize([question.text], stopwords="en", stemmer=stemmer, show_progress=False)
-        if not query.vocab:  # a question of stop words only: keep document order
-            return texts, {}
-        order, _ = retriever.retrieve(query, k=len(texts), show_progress=False)
-        return [texts[int(i)] for i in order[0]], {}
+        return [texts[i] for i in LocalBM25(texts).ranking(question.text)], {}
 
 
 class DenseSegments:

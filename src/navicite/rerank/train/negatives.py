@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from navicite.embed import Embedder, embed_cached
+from navicite.lexical import LocalBM25
 from navicite.rerank.train.corpora import Passage
 
 
@@ -50,26 +51,14 @@ class NegativeMiner(Miner):
     """BM25 over one list of passages, English stemming and stop words (``depth``: see :class:`Miner`)."""
 
     def __init__(self, passages: Sequence[Passage], depth: int = 30) -> None:
-        import bm25s
-        import Stemmer
-
         super().__init__(depth)
         self.passages = list(passages)
-        self._stemmer = Stemmer.Stemmer("english")
-        self._bm25 = bm25s.BM25()
-        tokens = bm25s.tokenize([p.as_text() for p in self.passages], stopwords="en", stemmer=self._stemmer, show_progress=False)
-        self._bm25.index(tokens, show_progress=False)
+        self._bm25 = LocalBM25([p.as_text() for p in self.passages])
 
     def hits(self, query: str, k: int) -> list[Passage]:
         """The ``k`` best BM25 passages for ``query`` (fewer when few share a word)."""
-        import bm25s
-
-        tokens = bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer, show_progress=False)
-        if not tokens.ids or not tokens.ids[0]:
-            return []
-        k = min(k, len(self.passages))
-        ids, scores = self._bm25.retrieve(tokens, k=k, show_progress=False, n_threads=1)
-        return [self.passages[int(i)] for i, s in zip(ids[0], scores[0]) if s > 0]
+        scores = self._bm25.scores(query)
+        return [self.passages[int(i)] for i in np.argsort(-scores, kind="stable")[:k] if scores[i] > 0]
 
 
 class DenseMiner(Miner):

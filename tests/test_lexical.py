@@ -1,0 +1,15 @@
+from navicite.lexical import LocalBM25
+
+TEXTS = ["The harbour was dug by hand in 1789.", "Cheese is sold at the August festival.", "Boats left the harbour in 1911."]
+
+
+def test_texts_sharing_rare_words_with_the_query_come_first() -> None:
+    bm25 = LocalBM25(TEXTS)
+    assert bm25.ranking("When did the boats leave the harbour?") == [2, 0, 1]
+    scores = bm25.scores("cheese festivals")
+    assert scores[1] > 0 and scores[0] == scores[2] == 0
+
+
+def test_a_query_of_stop_words_or_no_texts_keeps_the_order() -> None:
+    assert LocalBM25(TEXTS).ranking("what is the") == [0, 1, 2]
+    assert LocalBM25([]).ranking("harbour") == [] and LocalBM25([]).scores("harbour").shape == (0,)
