@@ -179,8 +179,8 @@ class NavigateSettings(Section):
     refine_max_tokens: int = Field(640, ge=32, description="Reply budget of one refine call.")
     split_max_tokens: int = Field(200, ge=32, description="Reply budget of one split call.")
     navigate_max_tokens: int = Field(160, ge=32, description="Reply budget of one navigation step.")
-    order_entries: Literal["relevance", "document"] = Field(
-        "relevance", description="Order of a level's entries and a leaf's passages in navigation prompts: by BM25 of the passages under them for the question, or the tree's own."
+    order_entries: Literal["document", "relevance"] = Field(
+        "document", description="Order of a level's entries and a leaf's passages in navigation prompts: the tree's own, or by BM25 of the passages under them for the question."
     )
     preview_words: int = Field(50, ge=5, description="Words of a child's content shown when labelling a level.")
     leaf_prompt_tokens: int = Field(1800, ge=128, description="Most passage tokens shown in one leaf step.")

@@ -249,8 +249,11 @@ def test_a_steps_picks_go_by_how_much_of_the_question_they_contain(tmp_path: Any
         {"labels": [{"entry": 1, "label": "EXPLORE"}], "gap": "g", "closed": False},
         {"passages": [1, 2], "gap": "", "closed": True},  # everything shown, in document order
     ]
-    result = Navigator(ScriptedLLM(replies, concurrency=1), kit.tree_settings(tmp_path)).run("Where was the harvest stored?", farm)
+    relevance = kit.tree_settings(tmp_path, "navigate.order_entries=relevance")
+    result = Navigator(ScriptedLLM(replies, concurrency=1), relevance).run("Where was the harvest stored?", farm)
     assert [e.segments for e in result.evidence] == [(1,), (0,)]
+    plain = Navigator(ScriptedLLM(replies, concurrency=1), kit.tree_settings(tmp_path)).run("Where was the harvest stored?", farm)
+    assert [e.segments for e in plain.evidence] == [(0,), (1,)]  # the model's order
 
 
 def test_entries_are_listed_by_the_bm25_score_of_the_passages_under_them(tmp_path: Any, kit: Any) -> None:
@@ -260,14 +263,15 @@ def test_entries_are_listed_by_the_bm25_score_of_the_passages_under_them(tmp_pat
         {"passages": [1], "gap": "", "closed": True},
     ]
     llm = ScriptedLLM(replies, concurrency=1)
-    result = Navigator(llm, kit.tree_settings(tmp_path)).run("When was lime added to the soil?", tree())
+    relevance = kit.tree_settings(tmp_path, "navigate.order_entries=relevance")
+    result = Navigator(llm, relevance).run("When was lime added to the soil?", tree())
     root_entries = ENTRY.findall(llm.calls[0].prompt)
     assert [title for _, title in root_entries] == ["Soil", "Climate", "Water"]  # Soil holds the lime passage
     assert [title for _, title in ENTRY.findall(llm.calls[1].prompt)] == ["Treatment", "Composition"]
     assert [e.path for e in result.evidence] == [("Farm report", "Soil", "Treatment")]
 
     in_document_order = ScriptedLLM(replies, concurrency=1)
-    Navigator(in_document_order, kit.tree_settings(tmp_path, "navigate.order_entries=document")).run(
+    Navigator(in_document_order, kit.tree_settings(tmp_path)).run(
         "When was lime added to the soil?", tree()
     )
     assert [title for _, title in ENTRY.findall(in_document_order.calls[0].prompt)] == ["Climate", "Soil", "Water"]
