@@ -48,6 +48,8 @@ def test_a_name_the_source_never_mentions_is_not_accepted_on_overlap() -> None:
         assert lexical_support(invented, source) < 0.8
     named = "Folic acid supplementation lowered homocysteine in Dutch adults."
     assert lexical_support(named, source + " The adults were Dutch.") >= 0.8
+    hyphenated = "Folic acid supplementation lowered homocysteine in COVID-19 patients."
+    assert lexical_support(hyphenated, "Folic acid supplementation lowered homocysteine in COVID-19 patients.") == 1.0
 
 
 def test_korean_overlap_survives_particles() -> None:

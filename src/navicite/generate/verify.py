@@ -87,7 +87,8 @@ def lexical_support(claim: str, source_text: str) -> float:
     # typical invention; the rest of the sentence can still overlap well, so such a claim
     # is not accepted on overlap alone (the hybrid scorer then asks the judge).
     names = _NAME_INSIDE.findall(claim) + _AUTHORS.findall(claim)
-    if any(name.lower()[:6] not in source_units for name in names):
+    # Stemmed as _features does, on the name's first word ("COVID-19" -> "covid").
+    if any(_WORD.match(name).group(0).lower()[:6] not in source_units for name in names):
         score *= 0.7
     return score
 
