@@ -36,8 +36,17 @@ def test_gives_up_after_the_wait(tmp_path: Path) -> None:
     holder.rollback()
 
 
-def test_other_errors_are_not_retried(tmp_path: Path) -> None:
-    conn = sqlite3.connect(tmp_path / "shared.sqlite")
-    conn.close()
+def test_other_errors_are_not_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "shared.sqlite"
+    sqlite3.connect(path).execute("CREATE TABLE t (x)").connection.commit()
+    pauses: list[float] = []
+    monkeypatch.setattr("navicite.sqlite_wal.time.sleep", pauses.append)
+    read_only = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        enable_wal(read_only, wait_seconds=10)
+    assert pauses == []  # raised on the first attempt
+    closed = sqlite3.connect(path)
+    closed.close()
     with pytest.raises(sqlite3.ProgrammingError):
-        enable_wal(conn, wait_seconds=10)
+        enable_wal(closed, wait_seconds=10)
+    assert pauses == []
