@@ -89,8 +89,10 @@ def test_navi_hands_each_evidence_passage_to_citeg_with_its_path(home: Path) -> 
     engine, model = make_engine(home)
     events = list(engine.ask_stream("When was lime added to the soil?", "navi"))
     stage = next(e for e in events if e.kind == "stage")
-    assert stage.data["name"] == "navigate" and stage.data["paths"] == [["Farm report", "Treatment"]]
+    # The walk's pick first, then the fill's: the Soil passage shares "soil" with the question.
+    assert stage.data["name"] == "navigate" and stage.data["paths"] == [["Farm report", "Treatment"], ["Farm report", "Soil"]]
     answer = events[-1].data["answer"]
+    assert answer.trace[0].outputs["navigations"][0]["trace"][-1]["decision"] == {"passages": [0]}
     assert model.stages == ["level", "leaf", "leaf", "draft", "align"]
     assert "retrieve" not in [t.name for t in answer.trace]
     assert answer.trace[0].name == "navigate"

@@ -182,6 +182,12 @@ class NavigateSettings(Section):
     order_entries: Literal["document", "relevance"] = Field(
         "document", description="Order of a level's entries and a leaf's passages in navigation prompts: the tree's own, or by BM25 of the passages under them for the question."
     )
+    fill_tokens: int = Field(
+        1500, ge=0, description="After the walk, add the document's best BM25 passages not yet taken until the evidence has this many tokens; 0: navigation's picks only."
+    )
+    fill_order: Literal["after", "interleave"] = Field(
+        "after", description="Where the fill's passages go: after navigation's picks, or alternating with them (pick, passage, pick, ...)."
+    )
     preview_words: int = Field(50, ge=5, description="Words of a child's content shown when labelling a level.")
     leaf_prompt_tokens: int = Field(1800, ge=128, description="Most passage tokens shown in one leaf step.")
     memory: bool = Field(False, description="Navigate with the memory variant (question type and source-grounded notes).")

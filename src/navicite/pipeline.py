@@ -256,8 +256,11 @@ class Engine:
             start = time.perf_counter()
             navigations: list[Navigation] = []
             navigated: dict[str, list[Source]] = {}
+            # Each document's fill tops up to its share of the answer's reading budget.
+            share = self.settings.generate.context_budget_tokens // max(1, len(targets))
+            fill = min(self.settings.navigate.fill_tokens, share)
             for doc, tree, score in targets:
-                navigation = self.navigator.run(question, tree)
+                navigation = self.navigator.run(question, tree, fill)
                 navigations.append(navigation)
                 navigated[doc.id] = evidence_sources(navigation, doc, score)
             stage = StageTrace(

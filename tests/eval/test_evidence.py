@@ -55,11 +55,11 @@ def story(tmp_path: Path) -> Path:
     return path
 
 
-def small_settings(home: Path) -> Settings:
+def small_settings(home: Path, *extra: str) -> Settings:
     # One paragraph (28 words) per segment.
     # Document order: the scripted navigation model names its entries by number.
     return load_settings(home, ["ingest.segment_words=28", "ingest.segment_overlap=0.0", "navigate.min_document_words=10",
-                                "navigate.concurrency=1", "navigate.order_entries=document"])
+                                "navigate.concurrency=1", "navigate.order_entries=document", *extra])
 
 
 def test_budget_cut_gold_texts_and_per_document_choice(story: Path) -> None:
@@ -164,3 +164,19 @@ def test_navi_builds_a_tree_for_a_document_below_the_length_threshold(story: Pat
     method = evidence_module.NaviEvidence(settings, tmp_path / "trees.sqlite", memory=False, llm=ScriptedLLM())
     assert method.builder.needs_tree(data.corpus[0])  # scientific_qa-3 stopped a whole run as "short"
     assert settings.navigate.min_document_words == 100000  # the caller's settings are left alone
+
+
+def test_navi_fills_up_to_the_evaluated_budget_unless_the_fill_is_off(story: Path, tmp_path: Path) -> None:
+    data = load_dataset(f"leval:{story}")
+    mast = data.questions[1:2]  # the scripted walk goes to the Treasure leaf, the answer is in Storm's passage
+    runs = {}
+    for fill in ("1500", "0"):
+        settings = small_settings(tmp_path / f"home-{fill}", f"navigate.fill_tokens={fill}")
+        store_tree(data, settings)
+        llm = ScriptedLLM(default=navigation_model, concurrency=1)
+        runs[fill] = EvidenceRunner(data, settings, ["navi"], budget=400, llm=llm).run(mast).records[0]
+    title = data.corpus[0].title
+    assert runs["0"].paths == [f"{title} > Treasure"] and runs["0"].recall < 1.0
+    # The fill keeps the walk's pick first and adds the passage sharing most words with the question.
+    assert runs["1500"].paths[:2] == [f"{title} > Treasure", f"{title} > Storm"]
+    assert runs["1500"].recall == 1.0 and runs["1500"].llm_calls == runs["0"].llm_calls == 2

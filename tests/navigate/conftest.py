@@ -102,7 +102,8 @@ def topic_document(topics: list[str], words_per_segment: int = 40, doc_id: str =
 
 
 def tree_settings(home: Any, *extra: str) -> Settings:
-    """Settings for small test trees: 40-word segments without overlap, concurrency 1."""
+    """Settings for small test trees: 40-word segments without overlap, concurrency 1, evidence
+    as navigation found it (no BM25 fill, which its own tests turn on)."""
     return load_settings(
         home,
         [
@@ -110,6 +111,7 @@ def tree_settings(home: Any, *extra: str) -> Settings:
             "ingest.segment_overlap=0.0",
             "navigate.min_document_words=10",
             "navigate.concurrency=1",
+            "navigate.fill_tokens=0",
             *extra,
         ],
     )

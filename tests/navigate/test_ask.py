@@ -20,10 +20,12 @@ ASK = [Message("user", "Say a word as JSON.")]
 
 def test_a_spent_budget_answers_none_without_asking_the_model() -> None:
     llm = ScriptedLLM([{"word": "one"}, {"word": "two"}])
-    budget = CallBudget(1)
+    budget = CallBudget(3)
     assert ask_json(llm, ASK, Reply, "tree_refine", 16, budget) == Reply(word="one")
+    # One request left: a call that might need its repair does not fit.
+    assert budget.left == 2 and ask_json(llm, ASK, Reply, "tree_refine", 16, budget) == Reply(word="two")
     assert ask_json(llm, ASK, Reply, "tree_refine", 16, budget) is None
-    assert len(llm.calls) == 1 and budget.declined == 1
+    assert len(llm.calls) == 2 and budget.declined == 1 and budget.left == 1
 
 
 def test_a_repaired_reply_costs_two_calls_of_the_budget() -> None:
@@ -55,4 +57,16 @@ def test_threads_never_take_more_than_the_budget() -> None:
         t.start()
     for t in threads:
         t.join()
-    assert taken.count(True) == 50 and budget.declined == 110 and budget.left == 0
+    # Each taken call reserves its repair: 25 fit, and none is settled here.
+    assert taken.count(True) == 25 and budget.declined == 135 and budget.left == 0
+
+
+def test_concurrent_repaired_calls_stay_within_the_budget() -> None:
+    llm = ScriptedLLM(default="not json at all", concurrency=4)  # every call is repaired, and fails
+    budget = CallBudget(5)
+    threads = [threading.Thread(target=ask_json, args=(llm, ASK, Reply, "tree_refine", 16, budget)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(llm.calls) == 4 and budget.left == 1 and budget.declined == 2

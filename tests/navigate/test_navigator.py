@@ -8,7 +8,7 @@ from typing import Any
 from navicite.llm.base import Message
 from navicite.llm.scripted import ScriptedLLM
 from navicite.navigate.navigator import Navigator
-from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef
+from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef, token_count
 
 TEXTS = [
     "Rain fell for forty days in 1921.",
@@ -179,12 +179,41 @@ def test_a_synthesis_question_closes_only_with_evidence_from_two_topics(tmp_path
     assert leaves[0] == "Climate" and leaves[-1] == "Treatment"
 
 
-def test_run_many_navigates_each_tree_with_its_own_budget(tmp_path: Any, kit: Any) -> None:
+def test_each_run_has_its_own_step_budget(tmp_path: Any, kit: Any) -> None:
     settings = kit.tree_settings(tmp_path, "navigate.step_budget=1")
-    model = NavModel(kit, explore={"Soil"}, info={"Water"})
-    results = Navigator(ScriptedLLM(default=model), settings).run_many("soil?", [tree(), tree()])
+    navigator = Navigator(ScriptedLLM(default=NavModel(kit, explore={"Soil"}, info={"Water"})), settings)
+    results = [navigator.run("soil?", tree()) for _ in range(2)]
     assert [r.steps for r in results] == [1, 1]
     assert [[e.path for e in r.evidence] for r in results] == [[("Farm report", "Water")]] * 2
+
+
+def test_the_fill_adds_passages_sharing_words_with_the_question_after_the_picks(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "navigate.fill_tokens=1000")
+    model = NavModel(kit, explore={"Soil", "Treatment"}, info={"Water"}, word="lime")
+    result = navigate(kit, model, settings)
+    # Navigation found the Water summary and the lime passage (2); of the rest only passage 1
+    # mentions soil: 0 (rain) and 3 (river) share no word with the question and stay out.
+    assert [(e.kind, e.path, e.segments) for e in result.evidence] == [
+        ("summary", ("Farm report", "Water"), (3,)),
+        ("passage", ("Farm report", "Soil", "Treatment"), (2,)),
+        ("passage", ("Farm report", "Soil", "Composition"), (1,)),
+    ]
+    assert result.evidence[-1].node_id == "0.2.1" and (result.evidence[-1].start, result.evidence[-1].end) == (10, 18)
+    assert result.trace[-1].kind == "fill" and result.trace[-1].decision == {"passages": [1]}
+    assert result.steps == 3  # the fill makes no model call
+
+
+def test_the_fill_stops_at_its_token_target_and_a_run_may_override_it(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "navigate.fill_tokens=1000")
+    navigator = Navigator(ScriptedLLM(default=NavModel(kit, explore=set(), word="")), settings)
+    # The walk picks nothing (the model keeps no passage): the whole evidence is the fill's, best BM25 first.
+    question = "Was lime added to the soil or the clay?"
+    full = navigator.run(question, tree())
+    assert [e.segments for e in full.evidence] == [(2,), (1,)] and full.trace[-1].decision == {"passages": [2, 1]}
+    # A target the first passage meets stops there; 0 turns the fill off.
+    short = navigator.run(question, tree(), fill_tokens=token_count(full.evidence[0].text))
+    assert [e.segments for e in short.evidence] == [(2,)]
+    assert navigator.run(question, tree(), fill_tokens=0).evidence == []
 
 
 def test_evidence_comes_back_breadth_first_by_each_steps_picks(tmp_path: Any, kit: Any) -> None:
@@ -275,3 +304,15 @@ def test_entries_are_listed_by_the_bm25_score_of_the_passages_under_them(tmp_pat
         "When was lime added to the soil?", tree()
     )
     assert [title for _, title in ENTRY.findall(in_document_order.calls[0].prompt)] == ["Climate", "Soil", "Water"]
+
+
+def test_an_interleaved_fill_alternates_with_the_picks_from_the_start(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "navigate.fill_tokens=1000", "navigate.fill_order=interleave")
+    result = navigate(kit, NavModel(kit, explore={"Soil", "Treatment"}, info={"Water"}, word="lime"), settings)
+    # Picks: the Water summary, the lime passage (2); the fill's only candidate is passage 1 (soil).
+    assert [(e.kind, e.segments) for e in result.evidence] == [("summary", (3,)), ("passage", (1,)), ("passage", (2,))]
+    # With a target the first two meet, the walk's second pick still comes back, after them.
+    first_two = sum(token_count(e.text) for e in result.evidence[:2])
+    short = Navigator(ScriptedLLM(default=NavModel(kit, explore={"Soil", "Treatment"}, info={"Water"}, word="lime")), settings)
+    again = short.run("What was done to the soil?", tree(), fill_tokens=first_two)
+    assert [e.segments for e in again.evidence] == [(3,), (1,), (2,)]

@@ -9,7 +9,9 @@ method, then scored by how much of the gold answer they contain (NaviRAG's
 - ``dense``: the segments ranked by cosine similarity of their embeddings;
 - ``navi`` / ``navi-memory``: the navigation agent's evidence in the document's
   knowledge tree (built on first use into the run's cache, with its cost recorded; here
-  every document gets one, also those below ``navigate.min_document_words``).
+  every document gets one, also those below ``navigate.min_document_words``), topped up
+  to the budget with BM25's best passages the walk did not take (``-s
+  navigate.fill_tokens=0`` scores navigation's picks alone).
 
 With ``answer``, the model then answers each question from each method's evidence
 (eval/reading.py): multiple-choice accuracy, or EM/F1 of a short answer.
@@ -178,7 +180,7 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 class NaviEvidence:
     """NaviRAG: the navigation agent's evidence in the document's tree (built on first use)."""
 
-    def __init__(self, settings: Settings, tree_file: Path, memory: bool, llm: LLM | None = None) -> None:
+    def __init__(self, settings: Settings, tree_file: Path, memory: bool, llm: LLM | None = None, budget: int | None = None) -> None:
         from navicite import llm as llm_layer
         from navicite.navigate import Navigator, TreeBuilder, TreeStore
 
@@ -189,6 +191,8 @@ class NaviEvidence:
         whole = settings.model_copy(update={"navigate": settings.navigate.model_copy(update={"min_document_words": 0})})
         self.builder = TreeBuilder(whole, self.llm, TreeStore(tree_file))
         self.navigator = Navigator(self.llm, settings, memory=memory)
+        # The fill tops up to the evaluated budget rather than the setting's own target (0 stays off).
+        self.fill_tokens = budget if budget and settings.navigate.fill_tokens else settings.navigate.fill_tokens
 
     def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
         # build() keeps a tree of this document version and build parameters, and rebuilds any other.
@@ -197,19 +201,20 @@ class NaviEvidence:
         if tree is None or outcome.status == "failed":
             raise UserInputError(f"no tree for {document.id}: {outcome.status} {outcome.error or ''}".strip())
         with usage_scope() as calls:  # this navigation's calls, not those of others sharing the model
-            navigation = self.navigator.run(question.text, tree)
+            navigation = self.navigator.run(question.text, tree, self.fill_tokens)
         paths = list(dict.fromkeys(e.path_label for e in navigation.evidence))
         return [e.text for e in navigation.evidence], {"llm_calls": len(calls), "paths": paths}
 
 
-def create_evidence_method(name: str, settings: Settings, folder: Path, llm: LLM | None = None) -> EvidenceMethod:
-    """Build a method by name; ``folder`` holds its caches (embeddings, trees); ``llm`` defaults to the configured model."""
+def create_evidence_method(name: str, settings: Settings, folder: Path, llm: LLM | None = None, budget: int | None = None) -> EvidenceMethod:
+    """Build a method by name; ``folder`` holds its caches (embeddings, trees); ``llm`` defaults to the
+    configured model; ``budget`` is the evidence budget (navigation fills up to it)."""
     if name == "bm25":
         return BM25Segments(settings)
     if name == "dense":
         return DenseSegments(settings, folder / "embeddings")
     if name in ("navi", "navi-memory"):
-        return NaviEvidence(settings, folder / "trees.sqlite", memory=name == "navi-memory", llm=llm)
+        return NaviEvidence(settings, folder / "trees.sqlite", memory=name == "navi-memory", llm=llm, budget=budget)
     raise UserInputError(f"unknown evidence method {name!r}; available: {', '.join(METHODS)}")
 
 
@@ -283,7 +288,9 @@ class EvidenceRunner:
                 record = done.get((name, question.id))
                 if record is None:
                     needs_llm = name.startswith("navi")
-                    method = method or create_evidence_method(name, self.settings, self.folder, self.llm if needs_llm else None)
+                    method = method or create_evidence_method(
+                        name, self.settings, self.folder, self.llm if needs_llm else None, self.budget
+                    )
                     record = self._one(method, question, documents)
                     self._save(RECORDS_FILE, record)
                 mine.append(record)

@@ -17,12 +17,17 @@ from navicite.llm.base import LLM, CallOptions, LLMError, LLMUnavailableError, M
 T = TypeVar("T", bound=BaseModel)
 
 
+#: Requests one structured call can make: the model layer repairs a bad reply once.
+REQUESTS_PER_CALL = 2
+
+
 class CallBudget:
     """How many more optional model calls one build may make; shared by the threads shaping its topics.
 
     ``None`` means no limit. Declined calls are counted so the build can report them. A
-    call in flight when the budget runs out may still be repaired by the model layer, so a
-    build can end a call or two over its goal, never more than its concurrency.
+    call reserves room for its repair before it starts and gives back what it did not use,
+    so concurrent calls can never take a build over its goal (at the price of declining a
+    last call that only fits if the model answers well the first time).
     """
 
     def __init__(self, calls: int | None = None) -> None:
@@ -31,21 +36,21 @@ class CallBudget:
         self._lock = threading.Lock()
 
     def take(self) -> bool:
-        """Whether one more optional call may be made (and, if so, count it)."""
+        """Whether one more optional call may be made (and, if so, reserve its requests)."""
         with self._lock:
             if self.left is None:
                 return True
-            if self.left <= 0:
+            if self.left < REQUESTS_PER_CALL:
                 self.declined += 1
                 return False
-            self.left -= 1
+            self.left -= REQUESTS_PER_CALL
             return True
 
-    def charge(self, calls: int) -> None:
-        """Count ``calls`` more against the budget (a taken call the model layer had to repeat)."""
+    def settle(self, requests: int) -> None:
+        """A taken call made ``requests`` requests: give back the rest of its reservation."""
         with self._lock:
-            if self.left is not None and calls > 0:
-                self.left -= calls
+            if self.left is not None:
+                self.left += REQUESTS_PER_CALL - max(0, min(requests, REQUESTS_PER_CALL))
 
 
 def ask_json(
@@ -67,4 +72,4 @@ def ask_json(
             return None
         finally:
             if budget is not None:
-                budget.charge(len(made) - 1)
+                budget.settle(len(made))

@@ -58,7 +58,7 @@ class Note:
 class TraceStep:
     """One navigation step: where it was, what it decided, what was still missing afterwards."""
 
-    kind: Literal["classify", "level", "leaf"]
+    kind: Literal["classify", "level", "leaf", "fill"]
     path: tuple[str, ...]
     decision: dict[str, Any]
     gap: str
