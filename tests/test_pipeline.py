@@ -89,10 +89,14 @@ def test_navi_hands_each_evidence_passage_to_citeg_with_its_path(home: Path) -> 
     engine, model = make_engine(home)
     events = list(engine.ask_stream("When was lime added to the soil?", "navi"))
     stage = next(e for e in events if e.kind == "stage")
-    # The walk's pick first, then the fill's: the Soil passage shares "soil" with the question.
-    assert stage.data["name"] == "navigate" and stage.data["paths"] == [["Farm report", "Treatment"], ["Farm report", "Soil"]]
+    # The path the walk took; the fill then added the Soil passage (it shares "soil" with the question).
+    assert stage.data["name"] == "navigate" and stage.data["paths"] == [["Farm report", "Treatment"]]
     answer = events[-1].data["answer"]
-    assert answer.trace[0].outputs["navigations"][0]["trace"][-1]["decision"] == {"passages": [0]}
+    navigation = answer.trace[0].outputs["navigations"][0]
+    assert navigation["trace"][-1]["decision"] == {"passages": [0]}
+    assert [(e["path"], e["via"]) for e in navigation["evidence"]] == [
+        (["Farm report", "Treatment"], "navigation"), (["Farm report", "Soil"], "fill")
+    ]
     assert model.stages == ["level", "leaf", "leaf", "draft", "align"]
     assert "retrieve" not in [t.name for t in answer.trace]
     assert answer.trace[0].name == "navigate"

@@ -199,6 +199,7 @@ def test_the_fill_adds_passages_sharing_words_with_the_question_after_the_picks(
         ("passage", ("Farm report", "Soil", "Composition"), (1,)),
     ]
     assert result.evidence[-1].node_id == "0.2.1" and (result.evidence[-1].start, result.evidence[-1].end) == (10, 18)
+    assert [e.via for e in result.evidence] == ["navigation", "navigation", "fill"]
     assert result.trace[-1].kind == "fill" and result.trace[-1].decision == {"passages": [1]}
     assert result.steps == 3  # the fill makes no model call
 

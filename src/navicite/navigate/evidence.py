@@ -11,7 +11,9 @@ class Evidence:
     """A node summary or an original passage, with the titles from the document down to it.
 
     ``segments`` are the segment indices the text comes from (a passage has one);
-    ``start``/``end`` are a passage's word offsets in the document text.
+    ``start``/``end`` are a passage's word offsets in the document text; ``via`` says whether
+    the walk chose it or the BM25 fill added it (its path is then where it sits in the tree,
+    not a path the agent took).
     """
 
     doc_id: str
@@ -22,6 +24,7 @@ class Evidence:
     segments: tuple[int, ...]
     start: int | None = None
     end: int | None = None
+    via: Literal["navigation", "fill"] = "navigation"
 
     @property
     def key(self) -> tuple[str, str, str, tuple[int, ...]]:

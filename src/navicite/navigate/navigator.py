@@ -282,7 +282,7 @@ class Navigator:
         taken = {e.segments[0] for e in walk.result.evidence if e.kind == "passage"}
         scores = walk.scores if walk.scores is not None else bm25.scores(walk.question)
         pool = deque(
-            Evidence(walk.tree.doc_id, "passage", p.text, leaves[p.index][1], leaves[p.index][0].id, (p.index,), p.start, p.end)
+            Evidence(walk.tree.doc_id, "passage", p.text, leaves[p.index][1], leaves[p.index][0].id, (p.index,), p.start, p.end, "fill")
             for p in (walk.tree.segments[int(i)] for i in np.argsort(-scores, kind="stable") if scores[int(i)] > 0)
             if p.index not in taken and p.index in leaves
         )
@@ -296,7 +296,7 @@ class Navigator:
             merged.append(item)
             have += token_count(item.text)
             lexical_turn = not from_pool
-        added = [e.segments[0] for e in merged if e.key not in walk.ranks]
+        added = [e.segments[0] for e in merged if e.via == "fill"]
         walk.result.evidence = [*merged, *picks]
         if added:
             walk.result.trace.append(TraceStep("fill", (walk.tree.root.title,), {"passages": added}, walk.result.gap))

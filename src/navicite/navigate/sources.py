@@ -58,7 +58,7 @@ def navigation_trace(navigation: Navigation) -> dict[str, Any]:
     """The navigation without evidence texts (the sources carry them): paths, steps, gap, decisions."""
     data = navigation.to_dict()
     data["evidence"] = [
-        {"kind": e.kind, "path": list(e.path), "node_id": e.node_id, "segments": list(e.segments), "passage_id": passage_id(e)}
+        {"kind": e.kind, "path": list(e.path), "node_id": e.node_id, "segments": list(e.segments), "passage_id": passage_id(e), "via": e.via}
         for e in navigation.evidence
     ]
     data["paths"] = paths_taken(navigation)
@@ -66,10 +66,12 @@ def navigation_trace(navigation: Navigation) -> dict[str, Any]:
 
 
 def paths_taken(navigation: Navigation) -> list[list[str]]:
-    """The distinct paths that led to evidence, in the order they were first reached."""
+    """The distinct paths the walk took to its evidence, in the order they were first reached
+    (passages the BM25 fill added are in the evidence, not on a path the agent took)."""
     seen: dict[tuple[str, ...], None] = {}
     for e in navigation.evidence:
-        seen.setdefault(e.path, None)
+        if e.via == "navigation":
+            seen.setdefault(e.path, None)
     if not seen:  # nothing found: show where the walk went
         for step in navigation.trace:
             seen.setdefault(step.path, None)
