@@ -178,5 +178,5 @@ def test_navi_fills_up_to_the_evaluated_budget_unless_the_fill_is_off(story: Pat
     title = data.corpus[0].title
     assert runs["0"].paths == [f"{title} > Treasure"] and runs["0"].recall < 1.0
     # The fill keeps the walk's pick first and adds the passage sharing most words with the question.
-    assert runs["1500"].paths[:2] == [f"{title} > Treasure", f"{title} > Storm"]
+    assert runs["1500"].paths[:2] == [f"{title} > Treasure", f"{title} > Storm [fill]"]
     assert runs["1500"].recall == 1.0 and runs["1500"].llm_calls == runs["0"].llm_calls == 2

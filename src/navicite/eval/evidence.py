@@ -202,7 +202,7 @@ class NaviEvidence:
             raise UserInputError(f"no tree for {document.id}: {outcome.status} {outcome.error or ''}".strip())
         with usage_scope() as calls:  # this navigation's calls, not those of others sharing the model
             navigation = self.navigator.run(question.text, tree, self.fill_tokens)
-        paths = list(dict.fromkeys(e.path_label for e in navigation.evidence))
+        paths = list(dict.fromkeys(e.path_label + (" [fill]" if e.via == "fill" else "") for e in navigation.evidence))
         return [e.text for e in navigation.evidence], {"llm_calls": len(calls), "paths": paths}
 
 
