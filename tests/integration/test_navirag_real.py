@@ -57,6 +57,7 @@ def built(real_llm: LLM, tmp_path_factory: pytest.TempPathFactory) -> tuple[obje
         "navigate.summary_words=25", "navigate.titles_per_segment=1", "navigate.select_max_tokens=400",
         "navigate.refine_max_tokens=250",
         "navigate.navigate_max_tokens=120", "navigate.step_budget=3", "navigate.concurrency=1",
+        "navigate.fill_tokens=0",  # the walk's own evidence: the BM25 fill would find the harbour passage by itself
     ])
     document = Document("bellmoor", "Bellmoor: a town guide", text="\n".join([HARBOUR, FESTIVAL, FOOTBALL]))
     outcome = TreeBuilder(settings, real_llm).build(document)
