@@ -137,3 +137,13 @@ def test_the_split_schema_asks_for_enough_groups_for_every_leaf_to_fit(tmp_path:
     # The one-group answer breaks the schema (and its repair too): the topic is packed and its parts named.
     assert [c.title for c in tree.root.children] == ["Episode 1", "Episode 2", "Episode 3"]
     assert problems(tree) == []
+
+
+def test_part_titles_copied_from_the_prompt_or_too_long_stay_numbered(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "ingest.segment_words=100", "navigate.leaf_token_budget=350")
+    # Seen from the embedded model on a QuALITY story: a title from the prompt's examples and a copied first line.
+    names = {"titles": ["Election of the new mayor", "Harbour repairs", "forgot to check for leaks and whether or not the valve was closed"]}
+    model = kit.TreeModel({"split": ["not json"] * 4, "name": [names]})
+    tree = organise(settings, one_story(kit, 5), kit.rule_llm(model))
+    assert [c.title for c in tree.root.children] == ["Voyage (part 1)", "Harbour repairs", "Voyage (part 3)"]
+    assert problems(tree) == []

@@ -50,6 +50,8 @@ OVERVIEW_WORDS = 60
 PART_TEXT_WORDS = 60
 #: Most words of part beginnings in one naming prompt.
 NAMING_PROMPT_WORDS = 1200
+#: Longest part title kept: the prompt asks for 2 to 6 words; a longer one is a copied sentence.
+MAX_PART_TITLE_WORDS = 8
 
 
 class RefinedParagraph(BaseModel):
@@ -258,7 +260,8 @@ class Shaper:
         return max(1, round(self.limits.leaf_token_budget / mean) if mean else len(cited))
 
     def _named_pack(self, title: str, paragraphs: list[Paragraph], segments: Sequence[SegmentRef]) -> list[tuple[str, list[Paragraph]]]:
-        """:meth:`_pack`, then one call titles the parts; an empty or repeated title (or the topic's) stays "<title> (part k)".
+        """:meth:`_pack`, then one call titles the parts; an empty, repeated, over-long or copied title
+        (the topic's, or one of the prompt's examples) stays "<title> (part k)".
 
         Small models that cannot group paragraphs into sub-topics still name given parts well,
         and a navigator choosing among "part 1, part 2, ..." has only previews to go by.
@@ -278,12 +281,16 @@ class Shaper:
         )
         if reply is None:
             return parts
+        # The 1.5B model copies the prompt's example titles ("Election of the new mayor" for a
+        # story with no election) and first lines of the text; both stay numbered parts.
+        instructions = " ".join(m.content for m in messages).replace("\n".join(shown), " ")
+        quoted = {normalise_title(q) for q in re.findall(r'"([^"]+)"', instructions)}
         taken = {normalise_title(title)}
         named = []
         for (fallback, part), proposed in zip(parts, reply.titles):
             clean = _tidy_title(proposed)
             key = normalise_title(clean)
-            if not key or key in taken:
+            if not key or key in taken or key in quoted or len(key.split()) > MAX_PART_TITLE_WORDS:
                 clean, key = fallback, normalise_title(fallback)
             taken.add(key)
             named.append((clean, part))
