@@ -29,12 +29,12 @@ so the default stays the method's own.
 The evidence is then filled up to ``navigate.fill_tokens`` with passages the walk did not
 take, best BM25 score for the question first (no model call; passages sharing no word with
 the question are left out; the trace records them as a ``fill`` step), after the walk's
-picks or alternating with them (``navigate.fill_order``). Without it the walk left a fifth
-of a 1,500-token budget unused on 18 scientific_qa questions (1,203 tokens used), and the
-memory variant, which closes after a note or two, a quarter. With it, answer-in-context
-recall there rose from 0.572 to 0.644 (navi) and 0.378 to 0.544 (memory). Alternating
-helped the memory variant more (0.669 here, 0.611 vs 0.551 on 20 QuALITY questions) but not
-plain navigation (0.596 vs 0.644; 0.615 vs 0.594), so the default keeps the walk's picks first.
+picks or alternating with them (``navigate.fill_order``). Without it the walk left a quarter
+of a 1,500-token budget unused on 24 scientific_qa questions (1,135 tokens used), and the
+memory variant, which closes after a note or two, a third (1,029). With it, answer-in-context
+recall there rose from 0.516 to 0.623 (navi) and 0.341 to 0.525 (memory). Alternating
+helped the memory variant more (0.660 here, 0.611 vs 0.551 on 20 QuALITY questions) but not
+plain navigation (0.587 vs 0.623; 0.615 vs 0.594), so the default keeps the walk's picks first.
 
 A reply the model derails (bad JSON, unknown entry numbers) never ends the walk: a
 failed level step explores the child sharing most words with the question, a failed
@@ -170,20 +170,24 @@ class Navigator:
         (a caller sharing one reading budget among several documents gives each its part)."""
         if not question.strip():
             raise ValueError("the question is empty")
-        bm25 = LocalBM25([p.text for p in tree.segments])
+        target = self.limits.fill_tokens if fill_tokens is None else fill_tokens
+        relevance = self.limits.order_entries == "relevance"
+        # One BM25 scoring serves both the relevance order and the fill; neither on, none is made.
+        scores = LocalBM25([p.text for p in tree.segments]).scores(question) if relevance or target > 0 else None
         walk = _Walk(
             question=question,
             tree=tree,
             result=Navigation(question=question, doc_id=tree.doc_id, gap=question),
             slots=asyncio.Semaphore(self.limits.concurrency),
             budget=self.limits.step_budget,
-            scores=bm25.scores(question) if self.limits.order_entries == "relevance" else None,
+            scores=scores if relevance else None,
         )
         if self.memory:
             await self._classify(walk)
         await self._visit(walk, tree.root, (tree.root.title,))
         walk.result.evidence.sort(key=lambda e: walk.ranks[e.key])  # stable: steps keep their order within a rank
-        self._fill(walk, bm25, self.limits.fill_tokens if fill_tokens is None else fill_tokens)
+        if scores is not None and target > 0:
+            self._fill(walk, scores, target)
         return walk.result
 
     # -- steps ---------------------------------------------------------------------------
@@ -270,20 +274,17 @@ class Navigator:
                 TraceStep("leaf", path, {"passages": [group[k - 1].index for k in chosen]}, walk.result.gap, error)
             )
 
-    def _fill(self, walk: _Walk, bm25: LocalBM25, target: int) -> None:
+    def _fill(self, walk: _Walk, scores: np.ndarray, target: int) -> None:
         """Add passages the walk did not take, best BM25 first, until the evidence has ``target`` tokens.
 
         ``navigate.fill_order`` "after": they follow the walk's picks, so they only use budget
         the walk left. "interleave": they alternate with the picks from the start (pick,
         passage, pick, ...), so a walk that went to the wrong place still leaves the best
         lexical matches within the budget; picks beyond the target keep their order at the end.
-        Passages sharing no word with the question are never added.
+        Passages sharing no word with the question (score 0) are never added.
         """
-        if target <= 0:
-            return
         leaves = {i: (node, (walk.tree.root.title, *path)) for node, path in walk.tree.nodes() if node.is_leaf for i in node.segments}
         taken = {e.segments[0] for e in walk.result.evidence if e.kind == "passage"}
-        scores = walk.scores if walk.scores is not None else bm25.scores(walk.question)
         pool = deque(
             Evidence(walk.tree.doc_id, "passage", p.text, leaves[p.index][1], leaves[p.index][0].id, (p.index,), p.start, p.end, "fill")
             for p in (walk.tree.segments[int(i)] for i in np.argsort(-scores, kind="stable") if scores[int(i)] > 0)
