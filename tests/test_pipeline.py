@@ -148,7 +148,7 @@ def test_hybrid_replaces_navigated_documents_and_keeps_the_others(home: Path) ->
     assert names == ["retrieve", "navigate"]
     by_doc = {(s.doc_id, s.passage_id) for s in seen}
     assert ("farm", "seg1") in by_doc and ("farm", None) not in by_doc  # the whole farm report is replaced
-    assert ("city", None) in by_doc  # no tree: the whole document stays
+    assert ("city", "city") in by_doc  # no tree: its one passage (the whole short record) stays
     farm_score = next(s.score for s in seen if s.doc_id == "farm")
     assert farm_score > 0
     answer = events[-1].data["answer"]

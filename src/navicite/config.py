@@ -62,6 +62,12 @@ class IngestSettings(Section):
 
     segment_words: int = Field(512, ge=16, description="Words per segment of a long document.")
     segment_overlap: float = Field(0.2, ge=0.0, lt=0.9, description="Share of a segment repeated in the next.")
+    passage_words: int = Field(
+        160,
+        ge=20,
+        description="Target words of a passage, the unit that is retrieved, quoted and cited (passages end at a "
+        "sentence end and never cross a section heading); a record of at most 1.5 times this is one passage.",
+    )
     batch_size: int = Field(
         20000,
         ge=1,
@@ -81,7 +87,12 @@ class LLMSettings(Section):
         "qwen2.5-coder-1.5b",
         description="Embedded: 'qwen2.5-coder-1.5b', 'qwen2.5-coder-0.5b' or a GGUF path. OpenAI: the served model name.",
     )
-    threads: int = Field(1, ge=1, le=64, description="CPU threads; 1 holds its speed on a shared machine.")
+    threads: int = Field(
+        default_factory=lambda: default_threads(),
+        ge=1,
+        le=64,
+        description="CPU threads of the embedded model; default: the physical cores this process may use, at most 8.",
+    )
     context_size: int = Field(4096, ge=512)
     base_url: str = "http://127.0.0.1:8080/v1"
     api_key: str | None = None
@@ -96,6 +107,22 @@ class LLMSettings(Section):
         "auto",
         description="OpenAI backend: 'json_schema' response format, 'prompt' (schema in the prompt, parse, repair), or 'auto' (the first, falling back to the second when the server refuses it).",
     )
+
+
+def default_threads(cap: int = 8) -> int:
+    """Physical cores this process may run on (its CPU affinity, hyper-threads counted once), at most ``cap``."""
+    try:
+        allowed = os.sched_getaffinity(0)
+    except (AttributeError, OSError):
+        allowed = set(range(os.cpu_count() or 1))
+    cores: set[tuple[str, str]] = set()
+    for cpu in allowed:
+        base = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
+        try:
+            cores.add(((base / "physical_package_id").read_text().strip(), (base / "core_id").read_text().strip()))
+        except OSError:
+            cores.add(("cpu", str(cpu)))  # no topology (containers, other systems): count logical CPUs
+    return max(1, min(cap, len(cores) or 1))
 
 
 class EmbedSettings(Section):
@@ -126,6 +153,11 @@ class RetrieveSettings(Section):
         True,
         description="Also pool the question's nearest documents by embedding as portfolio D, where the collection "
         "has stored document vectors (navicite ingest --embed); a navicite addition to MPR.",
+    )
+    method: Literal["mpr", "flat"] = Field(
+        "mpr",
+        description="'mpr': the LLM's keywords, Boolean portfolios, flat and dense portfolios, reranked; 'flat': the "
+        "question's BM25 passages only (no analysis call), the baseline MPR is measured against.",
     )
     noise_terms: list[str] = Field(
         default_factory=lambda: ["image", "photo", "poster", "slides", "review", "patent", "dataset", "press"],
@@ -197,6 +229,20 @@ class NavigateSettings(Section):
 class GenerateSettings(Section):
     """Drafting and citing answers."""
 
+    evidence: Literal["passages", "document"] = Field(
+        "passages",
+        description="What a source is: the retrieved passages, each document's quoted in document order, or "
+        "(the first release's behaviour, kept for comparison) each retrieved document's whole text cut to the budget.",
+    )
+    format: Literal["answer", "report"] = Field(
+        "answer",
+        description="'answer': a direct answer first, then as much explanation as the question needs; 'report': "
+        "the method's title / introduction / body / conclusion form.",
+    )
+    passages_per_document: int = Field(
+        4, ge=1, description="Passages one document may place before every other document's next best is offered."
+    )
+
     max_sources: int = Field(10, ge=1)
     score_ratio: float = Field(0.5, ge=0.0, le=1.0, description="Keep sources scoring at least this share of the best.")
     context_budget_tokens: int = Field(2500, ge=256)
@@ -262,6 +308,11 @@ class Settings(BaseSettings):
     def index_dir(self) -> Path:
         """Folder of the lexical index."""
         return self.home / "index"
+
+    @property
+    def passage_index_dir(self) -> Path:
+        """Folder of the passage index (what retrieval searches)."""
+        return self.home / "passages"
 
     @property
     def cache_dir(self) -> Path:

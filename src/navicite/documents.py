@@ -84,3 +84,69 @@ class Segment:
     def id(self) -> str:
         """``<doc_id>#<index>``, unique within a collection."""
         return f"{self.doc_id}#{self.index}"
+
+
+#: Metadata key of a passage stored as a :class:`Document`: the id of the document it belongs to.
+PARENT_KEY = "doc_id"
+
+
+@dataclass(frozen=True)
+class Passage:
+    """The unit that is retrieved, ranked, quoted and cited: a sentence-aligned span of one document.
+
+    ``start``/``end`` are word offsets (end exclusive) into the document's ``field``
+    (``"text"`` or ``"abstract"``); ``pages`` the 1-based first and last page it spans
+    (empty where the document has no pages); ``section`` the headings enclosing it,
+    outermost first. A short record is one passage whose id is the document's own.
+    """
+
+    doc_id: str
+    number: int
+    text: str
+    start: int = 0
+    end: int = 0
+    field: str = "text"
+    pages: tuple[int, ...] = ()
+    section: tuple[str, ...] = ()
+    whole: bool = False
+
+    @property
+    def id(self) -> str:
+        """The document id for a whole-record passage, else ``<doc_id>#p<number>``."""
+        return self.doc_id if self.whole else f"{self.doc_id}#p{self.number}"
+
+    @property
+    def page_label(self) -> str:
+        """``p. 12`` or ``pp. 12-13``; empty without pages."""
+        if not self.pages:
+            return ""
+        first, last = self.pages[0], self.pages[-1]
+        return f"p. {first}" if first == last else f"pp. {first}-{last}"
+
+    def as_document(self, parent: Document) -> Document:
+        """The passage as an index entry: the parent's title and link, the passage's text and place."""
+        meta: dict[str, Any] = {"number": self.number, "field": self.field, "start": self.start, "end": self.end}
+        if not self.whole:  # a whole record's entry is its document's own id
+            meta[PARENT_KEY] = self.doc_id
+        if self.pages:
+            meta["pages"] = list(self.pages)
+        if self.section:
+            meta["section"] = list(self.section)
+        return Document(id=self.id, title=parent.title, text=self.text, link=parent.link, metadata=meta)
+
+    @classmethod
+    def from_document(cls, entry: Document) -> Passage:
+        """Inverse of :meth:`as_document` (an entry without passage metadata is a whole record)."""
+        meta = entry.metadata
+        doc_id = str(meta.get(PARENT_KEY) or entry.id)
+        return cls(
+            doc_id=doc_id,
+            number=int(meta.get("number", 0)),
+            text=entry.text or entry.abstract,
+            start=int(meta.get("start", 0)),
+            end=int(meta.get("end", 0)),
+            field=str(meta.get("field", "text")),
+            pages=tuple(int(p) for p in meta.get("pages", ())),
+            section=tuple(str(s) for s in meta.get("section", ())),
+            whole=entry.id == doc_id,
+        )

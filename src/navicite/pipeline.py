@@ -4,7 +4,8 @@
 the same while yielding :class:`Event` objects (stage progress, draft text, the final
 answer) for the terminal and the HTTP API. How evidence is found is the mode:
 
-- ``mpr``: MPR retrieval with reranking; each ranked document is one source;
+- ``mpr``: MPR retrieval over passages with reranking; each ranked passage is one source
+  (``generate.evidence=document``: each ranked document, its text cut to the budget);
 - ``navi``: the knowledge trees of the given documents (default: every document with a
   current tree) are navigated; each evidence item is one source with its path;
 - ``hybrid``: MPR ranks documents; the best ranked ones that have a current tree are
@@ -23,7 +24,8 @@ from functools import cached_property
 from typing import Any, Literal
 
 from navicite.config import Settings
-from navicite.documents import Document
+from navicite.collection import Collection
+from navicite.documents import Document, Passage
 from navicite.errors import DocumentNotFound, UserInputError
 from navicite.generate.answer import Answer, Source, StageTrace
 from navicite.generate.citeg import CiteG
@@ -88,13 +90,25 @@ class Engine:
             return self._llm
 
     @cached_property
+    def collection(self) -> Collection:
+        """The collection: its documents, passages and trees, written through one object."""
+        with self._lock:
+            return Collection(self.settings, documents=self.index)
+
+    @property
+    def by_passage(self) -> bool:
+        """Whether sources are passages (the default) rather than whole documents cut to the budget."""
+        return self.settings.generate.evidence == "passages"
+
+    @cached_property
     def retriever(self) -> MultiPortfolioRetriever:
-        """The MPR stage (statistical analysis when ``llm.backend`` is none)."""
+        """The MPR stage over the passages (statistical analysis when ``llm.backend`` is none)."""
         from navicite.retrieve.mpr import create_retriever
 
         with self._lock:  # two first requests at once must not build two rerankers
             llm = None if self.settings.llm.backend == "none" else self.llm
-            return create_retriever(self.settings, index=self.index, llm=llm)
+            searched = self.collection.passages if self.by_passage else self.index
+            return create_retriever(self.settings, index=searched, llm=llm)
 
     @property
     def trees(self) -> TreeStore | None:
@@ -133,11 +147,15 @@ class Engine:
         return self.retriever.run(_checked(question))
 
     def sources(self, result: MPRResult) -> list[Source]:
-        """The ranked candidates as CiteG sources, with their stored text."""
+        """The ranked candidates as CiteG sources: passages with their place, or whole documents."""
         out: list[Source] = []
         for candidate in result.ranked:
-            doc = self.index.get(candidate.doc_id)
-            if doc is not None:
+            if self.by_passage:
+                passage = self.collection.get_passage(candidate.doc_id)
+                doc = None if passage is None else self.index.get(passage.doc_id)
+                if passage is not None and doc is not None:
+                    out.append(passage_source(passage, doc, candidate.score))
+            elif (doc := self.index.get(candidate.doc_id)) is not None:
                 out.append(_source(doc, candidate.score))
         return out
 
@@ -283,19 +301,30 @@ def _checked(question: str) -> str:
     return text
 
 
+def passage_source(passage: Passage, doc: Document, score: float) -> Source:
+    """A passage as a CiteG source, with its page(s) and section."""
+    return Source(doc_id=doc.id, title=doc.title, text=passage.text, link=doc.link, score=score,
+                  passage_id=passage.id, pages=passage.pages, section=passage.section, position=passage.number)
+
+
 def _source(doc: Document, score: float) -> Source:
     text = "\n".join(part for part in (doc.abstract, doc.text) if part)
     return Source(doc_id=doc.id, title=doc.title, text=text, link=doc.link, score=score)
 
 
 def _replace_documents(sources: list[Source], navigated: dict[str, list[Source]]) -> list[Source]:
-    """``sources`` with each navigated document's whole-text source replaced by its evidence, in place.
+    """``sources`` with each navigated document's sources replaced by its evidence, where its first one stood.
 
     Documents navigated but not among ``sources`` (mode navi) follow in navigation order.
     """
     out: list[Source] = []
+    placed: set[str] = set()
     for source in sources:
-        out.extend(navigated.get(source.doc_id, [source]))
+        if source.doc_id not in navigated:
+            out.append(source)
+        elif source.doc_id not in placed:  # a document's passages give way to its evidence, once
+            placed.add(source.doc_id)
+            out.extend(navigated[source.doc_id])
     listed = {s.doc_id for s in sources}
     for doc_id, evidence in navigated.items():
         if doc_id not in listed:

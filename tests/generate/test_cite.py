@@ -17,12 +17,21 @@ def entries() -> list[ContextEntry]:
     return [ContextEntry(i, Source(d, f"Title {d}", f"text {i}", f"http://{d}", passage_id=f"p{i}"), f"text {i}", False) for i, d in enumerate(docs, 1)]
 
 
-def test_markers_are_numbered_by_first_use_and_reused_per_document() -> None:
-    m = assign_markers([[], [3], [2, 3], [4], [1, 2]], entries())
-    assert m.per_unit == [[], [1], [2, 1], [2], [3, 2]]
-    assert [(c.marker, c.doc_id) for c in m.citations] == [(1, "c"), (2, "b"), (3, "a")]
-    # The first passage cited for a document is the one kept in its entry.
-    assert m.citations[1].passage == "text 2" and m.citations[1].passage_id == "p2"
+def test_markers_are_numbered_by_first_use_and_reused_per_passage() -> None:
+    m = assign_markers([[], [3], [2, 3], [4], [1, 2], [3]], entries())
+    # Two passages of document b are two places, so two markers; a passage cited again keeps its number.
+    assert m.per_unit == [[], [1], [2, 1], [3], [4, 2], [1]]
+    assert [(c.marker, c.doc_id, c.passage_id) for c in m.citations] == [(1, "c", "p3"), (2, "b", "p2"), (3, "b", "p4"), (4, "a", "p1")]
+
+
+def test_a_citation_names_its_page_section_and_quotes_the_supporting_sentence() -> None:
+    passage = "The data set was collected in 1998. The function tmerge builds the intervals. Other text follows."
+    source = Source("doc", "Time dependence", passage, pages=(12, 13), section=("3 Methods", "3.3 Intervals"), passage_id="doc#p4")
+    m = assign_markers([[1]], [ContextEntry(1, source, passage, False)], ["Intervals are built with tmerge [1]."])
+    citation = m.citations[0]
+    assert citation.pages == [12, 13] and citation.section == "3.3 Intervals"
+    assert citation.quote == "The function tmerge builds the intervals."
+    assert citation.block_line() == "[1] Time dependence — pp. 12-13, §3.3 Intervals"
 
 
 def test_unknown_source_numbers_never_become_markers() -> None:

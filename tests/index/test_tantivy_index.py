@@ -44,7 +44,7 @@ def test_unknown_backend_is_a_config_error(tmp_path: Path) -> None:
 
 def test_registered_backend_is_used(tmp_path: Path) -> None:
     made: list[object] = []
-    register_backend("recording", lambda s: made.append(s) or TantivyIndex(s.index_dir, s.index))
+    register_backend("recording", lambda s, part: made.append(s) or TantivyIndex(s.index_dir, s.index))
     try:
         settings = load_settings(tmp_path)
         object.__setattr__(settings.index, "backend", "recording")

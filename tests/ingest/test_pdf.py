@@ -1,4 +1,4 @@
-"""PDF files through pypdf."""
+"""PDF files through the extractor behind `extract_pages` (pdfium) and the text repair."""
 
 from __future__ import annotations
 

@@ -15,6 +15,8 @@ from rich.table import Table
 
 from navicite.cli import app
 from navicite.cli.common import err_console, out_console, print_json, settings
+from navicite.collection import Collection
+from navicite.documents import Document
 from navicite.errors import DocumentNotFound
 from navicite.index import LexicalIndex, create, free_text, parse_boolean
 from navicite.index.base import HIGHLIGHT_END, HIGHLIGHT_START
@@ -29,6 +31,10 @@ _HIGHLIGHT = re.compile(re.escape(HIGHLIGHT_START) + "(.+?)" + re.escape(HIGHLIG
 
 def _index(ctx: typer.Context) -> LexicalIndex:
     return create(settings(ctx))
+
+
+def _collection(ctx: typer.Context) -> Collection:
+    return Collection(settings(ctx))
 
 
 def _hint_if_empty(index: LexicalIndex) -> bool:
@@ -69,21 +75,42 @@ def search_command(
         _search_mpr(ctx, query, k, as_json)
         return
     parsed = parse_boolean(query) if boolean else free_text(query)
-    index = _index(ctx)
-    empty = _hint_if_empty(index)
-    hits = [] if empty or parsed is None else index.search(parsed, k=k, snippets=True)
+    collection = _collection(ctx)
+    empty = _hint_if_empty(collection.documents)
+    hits = [] if empty or parsed is None else collection.passages.search(parsed, k=k, snippets=True)
+    rows = []
+    for hit in hits:
+        passage = collection.get_passage(hit.doc_id)
+        row = hit.to_dict()
+        row["id"] = passage.doc_id if passage else hit.doc_id
+        row["passage_id"] = hit.doc_id
+        row["pages"] = list(passage.pages) if passage else []
+        row["section"] = list(passage.section) if passage else []
+        rows.append(row)
     if as_json:
-        print_json([hit.to_dict() for hit in hits])
+        print_json(rows)
         return
     if empty:
         return
-    if not hits:
+    if not rows:
         err_console.print("no matching documents", highlight=False)
         return
-    table = Table("#", "id", "title", "score", "snippet", show_lines=True)
-    for rank, hit in enumerate(hits, 1):
-        table.add_row(str(rank), escape(hit.doc_id), escape(hit.title), f"{hit.score:.2f}", _rich_snippet(hit.snippet))
+    table = Table("#", "id", "title", "where", "score", "snippet", show_lines=True)
+    for rank, (hit, row) in enumerate(zip(hits, rows), 1):
+        where = _place(row["pages"], row["section"])
+        table.add_row(str(rank), escape(row["id"]), escape(hit.title), escape(where), f"{hit.score:.2f}",
+                      _rich_snippet(hit.snippet))
     out_console.print(table)
+
+
+def _place(pages: list[int], section: list[str]) -> str:
+    """``p. 3 · 2.1 Data``: where a passage stands, as far as it is known."""
+    parts = []
+    if pages:
+        parts.append(f"p. {pages[0]}" if pages[0] == pages[-1] else f"pp. {pages[0]}-{pages[-1]}")
+    if section:
+        parts.append(section[-1])
+    return " · ".join(parts)
 
 
 def _search_mpr(ctx: typer.Context, question: str, k: int, as_json: bool) -> None:
@@ -136,11 +163,18 @@ def show_command(
     ctx: typer.Context,
     doc_id: Annotated[str, typer.Argument(help="Document id.", metavar="ID")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+    passages: Annotated[
+        bool, typer.Option("--passages", "-p", help="List the document's passages (what answers cite) with page and section.")
+    ] = False,
 ) -> None:
-    """Print one document with all its fields."""
-    doc = _index(ctx).get(doc_id)
+    """Print one document with all its fields, or (--passages) the passages it is cut into."""
+    collection = _collection(ctx)
+    doc = collection.get(doc_id)
     if doc is None:
         raise DocumentNotFound(f"no document with id {doc_id!r}; list ids with: navicite docs list")
+    if passages:
+        _show_passages(collection, doc, as_json)
+        return
     if as_json:
         print_json(doc.to_dict())
         return
@@ -156,6 +190,20 @@ def show_command(
             out_console.print(f"  {escape(str(key))}: {escape(str(value))}", highlight=False)
 
 
+def _show_passages(collection: Collection, doc: Document, as_json: bool) -> None:
+    cut = collection.passages_of(doc)
+    if as_json:
+        print_json([{"passage_id": p.id, "number": p.number, "pages": list(p.pages), "section": list(p.section),
+                     "field": p.field, "start": p.start, "end": p.end, "text": p.text} for p in cut])
+        return
+    table = Table("passage", "where", "words", "text", title=f"{escape(doc.title or doc.id)}: {len(cut)} passages",
+                  show_lines=True)
+    for p in cut:
+        preview = " ".join(p.text.split()[:40]) + (" …" if p.end - p.start > 40 else "")
+        table.add_row(escape(p.id), escape(_place(list(p.pages), list(p.section))), str(p.end - p.start), escape(preview))
+    out_console.print(table)
+
+
 @docs_app.command("delete")
 def delete_command(
     ctx: typer.Context,
@@ -163,7 +211,8 @@ def delete_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the deleted ids as JSON on stdout.")] = False,
 ) -> None:
     """Delete documents by id. If any id is unknown, nothing is deleted."""
-    index = _index(ctx)
+    collection = _collection(ctx)
+    index = collection.documents
     wanted = list(dict.fromkeys(doc_ids))
     unknown = [doc_id for doc_id in wanted if index.get(doc_id) is None]
     if unknown:
@@ -171,22 +220,12 @@ def delete_command(
         raise DocumentNotFound(
             f"{len(unknown)} unknown id(s): {listed}; nothing was deleted. Check the ids with: navicite docs list"
         )
-    deleted = index.delete(wanted)
-    index.close()
-    _drop_trees(ctx, deleted)
+    deleted = collection.delete(wanted)  # with their passages and trees
+    collection.close()
     if as_json:
         print_json({"deleted": deleted, "documents": index.count()})
         return
     err_console.print(f"deleted {len(deleted)}: {', '.join(deleted)}; {index.count()} documents left", highlight=False)
-
-
-def _drop_trees(ctx: typer.Context, doc_ids: list[str]) -> None:
-    """Remove the knowledge trees of deleted documents (the tree store is only opened if it exists)."""
-    from navicite.navigate.store import TreeStore
-
-    store = TreeStore.existing(settings(ctx))
-    if store is not None and doc_ids:
-        store.delete(doc_ids)
 
 
 @app.command("stats")

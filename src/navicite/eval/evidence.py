@@ -7,6 +7,9 @@ method, then scored by how much of the gold answer they contain (NaviRAG's
 
 - ``bm25``: the document's segments ranked by BM25 against the question;
 - ``dense``: the segments ranked by cosine similarity of their embeddings;
+- ``passages``: what ``ask`` quotes by default: the document's passages (sentence-aligned,
+  ``ingest.passage_words``) scored by BM25 and ordered by the shipped reranker
+  (``rerank.backend``), the best taken up to the budget and quoted in document order;
 - ``navi`` / ``navi-memory``: the navigation agent's evidence in the document's
   knowledge tree (built on first use into the run's cache, with its cost recorded; here
   every document gets one, also those below ``navigate.min_document_words``), topped up
@@ -45,7 +48,7 @@ from navicite.llm.base import LLM, usage_scope
 
 RECORDS_FILE = "evidence.jsonl"
 ANSWERS_FILE = "answers.jsonl"
-METHODS: tuple[str, ...] = ("bm25", "dense", "navi", "navi-memory")
+METHODS: tuple[str, ...] = ("bm25", "dense", "passages", "navi", "navi-memory")
 
 #: Tokens the " …" ending of a cut text costs.
 _ELLIPSIS_TOKENS = 2
@@ -172,6 +175,40 @@ class DenseSegments:
         return [texts[int(i)] for i in order], {}
 
 
+class RankedPassages:
+    """The default evidence of ``ask``: reranked passages, the best up to the budget, in document order."""
+
+    name = "passages"
+
+    def __init__(self, settings: Settings, budget: int) -> None:
+        from navicite import rerank
+
+        self.words = settings.ingest.passage_words
+        self.reranker = rerank.create(settings)
+        self.budget = budget
+
+    def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
+        from navicite.ingest.passages import cut_passages
+        from navicite.rerank.base import RerankItem
+
+        passages = cut_passages(document, self.words)
+        if not passages:
+            return [], {}
+        bm25 = LocalBM25([p.text for p in passages]).scores(question.text)
+        items = [RerankItem(str(i), f"{document.title}\n{p.text}", {"bm25": float(bm25[i])}) for i, p in enumerate(passages)]
+        chosen: list[int] = []
+        left = self.budget
+        overflow: list[int] = []
+        for scored in self.reranker.rerank(question.text, items, len(items)):
+            cost = estimate_tokens(passages[int(scored.doc_id)].text)
+            if cost > left:
+                overflow = [int(scored.doc_id)]  # the next best, cut to what is left, goes last
+                break
+            chosen.append(int(scored.doc_id))
+            left -= cost
+        return [passages[i].text for i in [*sorted(chosen), *overflow]], {}
+
+
 def _unit(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(norms == 0, 1.0, norms)
@@ -213,6 +250,8 @@ def create_evidence_method(name: str, settings: Settings, folder: Path, llm: LLM
         return BM25Segments(settings)
     if name == "dense":
         return DenseSegments(settings, folder / "embeddings")
+    if name == "passages":
+        return RankedPassages(settings, budget or 1500)
     if name in ("navi", "navi-memory"):
         return NaviEvidence(settings, folder / "trees.sqlite", memory=name == "navi-memory", llm=llm, budget=budget)
     raise UserInputError(f"unknown evidence method {name!r}; available: {', '.join(METHODS)}")

@@ -27,6 +27,10 @@ class Source:
     link: str = ""
     score: float = 0.0
     passage_id: str | None = None
+    pages: tuple[int, ...] = ()
+    section: tuple[str, ...] = ()
+    position: int = 0
+    """Where the passage stands in its document (passage number), for quoting in document order."""
 
 
 @dataclass(frozen=True)
@@ -39,13 +43,28 @@ class Citation:
     link: str
     passage: str
     passage_id: str | None = None
+    pages: list[int] = field(default_factory=list)
+    section: str = ""
+    quote: str = ""
+    """The sentence of the passage that best matches the claims citing it."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def place(self) -> str:
+        """``p. 12, §3.3 Stanford heart transplant``: page(s) and section, as far as they are known."""
+        parts = []
+        if self.pages:
+            first, last = self.pages[0], self.pages[-1]
+            parts.append(f"p. {first}" if first == last else f"pp. {first}-{last}")
+        if self.section:  # a numbered section reads as "§3.3 Title", a named one as its name
+            parts.append(f"§{self.section}" if self.section[:1].isdigit() else self.section)
+        return ", ".join(parts)
+
     def block_line(self) -> str:
-        """The entry as printed in the citation block: ``[n] title — link``."""
-        tail = f" — {self.link}" if self.link else ""
+        """The entry as printed in the citation block: ``[n] title — p. 12, §3.3 — link``."""
+        tail = "".join(f" — {part}" for part in (self.place, self.link) if part)
         return f"[{self.marker}] {self.title or self.doc_id}{tail}"
 
 

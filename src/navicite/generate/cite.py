@@ -1,7 +1,8 @@
 """Markers, the citation block and the final text.
 
-Markers are numbered by first use and reused for the same document, so a
-document has one number however many of its passages or sentences cite it. The
+Markers are numbered by first use and reused for the same passage, so a passage
+has one number however many sentences cite it, and each number names one place
+(page and section) of its document. The
 citation list is built from the same map that places markers, so a marker
 without an entry cannot arise; :func:`broken_markers` checks it anyway.
 """
@@ -12,8 +13,9 @@ import re
 from dataclasses import dataclass
 
 from navicite.generate.answer import Citation
-from navicite.generate.segment import Unit
+from navicite.generate.segment import Unit, segment_text
 from navicite.generate.sources import ContextEntry
+from navicite.generate.verify import lexical_support
 
 _MARKER = re.compile(r"\[(\d+)\]")
 # Closing punctuation a marker goes in front of: "... in 1998 [1]." rather than "... in 1998. [1]"
@@ -28,32 +30,55 @@ class Markers:
     citations: list[Citation]
 
 
-def assign_markers(kept: list[list[int]], entries: list[ContextEntry]) -> Markers:
-    """Number the cited documents by first use.
+def assign_markers(kept: list[list[int]], entries: list[ContextEntry], claims: list[str] | None = None) -> Markers:
+    """Number the cited passages by first use.
 
     Args:
         kept: per unit, the context numbers of its verified sources (empty for none).
         entries: the context, to look the numbers up.
+        claims: per unit, its text; each citation then quotes the sentence of its passage
+            that best matches the claims citing it.
     """
     by_number = {e.number: e for e in entries}
-    marker_of: dict[str, int] = {}
-    citations: list[Citation] = []
+    marker_of: dict[tuple[str, str | None], int] = {}
+    citing: dict[int, list[str]] = {}
+    cited: list[ContextEntry] = []
     per_unit: list[list[int]] = []
-    for numbers in kept:
+    for at, numbers in enumerate(kept):
         markers: list[int] = []
         for n in numbers:
             entry = by_number.get(n)
             if entry is None:
                 continue
-            doc = entry.source.doc_id
-            if doc not in marker_of:
-                marker_of[doc] = len(marker_of) + 1
-                s = entry.source
-                citations.append(Citation(marker_of[doc], s.doc_id, s.title, s.link, entry.text, s.passage_id))
-            if marker_of[doc] not in markers:
-                markers.append(marker_of[doc])
+            key = (entry.source.doc_id, entry.source.passage_id)
+            if key not in marker_of:
+                marker_of[key] = len(marker_of) + 1
+                cited.append(entry)
+            marker = marker_of[key]
+            if marker not in markers:
+                markers.append(marker)
+                if claims is not None and at < len(claims):
+                    citing.setdefault(marker, []).append(claims[at])
         per_unit.append(markers)
+    citations = [_citation(m, e, citing.get(m, [])) for m, e in enumerate(cited, start=1)]
     return Markers(per_unit, citations)
+
+
+def _citation(marker: int, entry: ContextEntry, claims: list[str]) -> Citation:
+    s = entry.source
+    return Citation(
+        marker, s.doc_id, s.title, s.link, entry.text, s.passage_id,
+        pages=list(s.pages), section=s.section[-1] if s.section else "", quote=best_quote(entry.text, claims),
+    )
+
+
+def best_quote(passage: str, claims: list[str]) -> str:
+    """The sentence of ``passage`` sharing most with ``claims`` (empty without claims)."""
+    if not claims or not passage.strip():
+        return ""
+    claim = " ".join(claims)
+    sentences = [u.text for u in segment_text(passage) if u.kind == "sentence"] or [passage.strip()]
+    return max(sentences, key=lambda sentence: lexical_support(claim, sentence))
 
 
 def with_marker(sentence: str, markers: list[int]) -> str:

@@ -51,13 +51,14 @@ def _with_marker_style(sentence: str, markers: list[int], dim: bool) -> Text:
 
 
 def citation_table(answer: Answer) -> Table:
-    """The citation block as a table: marker, title, link."""
+    """The citation block as a table: marker, title, page and section, link."""
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
+    table.add_column(style="green")
     table.add_column(style="blue")
     for c in answer.citations:
-        table.add_row(f"[{c.marker}]", c.title or c.doc_id, c.link)
+        table.add_row(f"[{c.marker}]", c.title or c.doc_id, c.place, c.link)
     return table
 
 

@@ -78,6 +78,7 @@ class SourceSelector:
     """Chooses the adaptive context from reranked sources."""
 
     def __init__(self, settings: Settings) -> None:
+        self.per_document = settings.generate.passages_per_document
         self.max_sources = settings.generate.max_sources
         self.score_ratio = settings.generate.score_ratio
         self.max_source_tokens = settings.generate.max_source_tokens
@@ -90,7 +91,7 @@ class SourceSelector:
         earlier (doc_id, passage_id). The score test applies only when the best score is
         positive: ratios of zero or negative scores (unscored lists, logits) mean nothing.
         """
-        usable = _distinct([s for s in sources if s.text.strip() or s.title.strip()])
+        usable = diversified(_distinct([s for s in sources if s.text.strip() or s.title.strip()]), self.per_document)
         if not usable:
             return []
         best = max(s.score for s in usable)
@@ -109,7 +110,35 @@ class SourceSelector:
             text, cut = truncate_to_tokens(source.text.strip(), allowance)
             entries.append(ContextEntry(len(entries) + 1, source, text, cut))
             left -= overhead + estimate_tokens(text)
-        return entries
+        return in_document_order(entries)
+
+
+def diversified(sources: list[Source], per_document: int) -> list[Source]:
+    """``sources`` (best first) reordered so one document cannot crowd out the rest.
+
+    Each document's best ``per_document`` passages keep their places; its next ones wait
+    until every other document has offered as many, and so on.
+    """
+    seen: dict[str, int] = {}
+    keyed = []
+    for rank, source in enumerate(sources):
+        nth = seen.get(source.doc_id, 0)
+        seen[source.doc_id] = nth + 1
+        keyed.append((nth // per_document, rank, source))
+    return [source for _, _, source in sorted(keyed, key=lambda k: (k[0], k[1]))]
+
+
+def in_document_order(entries: list[ContextEntry]) -> list[ContextEntry]:
+    """The chosen entries grouped by document (best document first), each document's in reading order, renumbered.
+
+    Reading a document's passages in their own order, rather than by score, helps the
+    model follow an argument that runs across them.
+    """
+    first_seen: dict[str, int] = {}
+    for at, entry in enumerate(entries):
+        first_seen.setdefault(entry.source.doc_id, at)
+    ordered = sorted(entries, key=lambda e: (first_seen[e.source.doc_id], e.source.position))
+    return [ContextEntry(n, e.source, e.text, e.truncated) for n, e in enumerate(ordered, start=1)]
 
 
 def _distinct(sources: list[Source]) -> list[Source]:

@@ -8,6 +8,7 @@ this package. Only the backend modules import their libraries.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from navicite.config import Settings
 from navicite.errors import ConfigError
@@ -17,10 +18,12 @@ from navicite.index.query import FIELDS, And, Not, Or, Phrase, Prefix, Query, Te
 
 #: On-disk format of each built-in backend's index. Caches of built indexes include it in
 #: their key, so an index built by an older navicite is never reused by mistake.
-INDEX_FORMATS: dict[str, int] = {"tantivy": 4}
+INDEX_FORMATS: dict[str, int] = {"tantivy": 5}
 
-#: Builds a backend from the settings of a collection.
-BackendFactory = Callable[[Settings], LexicalIndex]
+#: Builds a backend from the settings of a collection and the part it holds.
+BackendFactory = Callable[[Settings, "Part"], LexicalIndex]
+#: The two indexes of a collection: whole documents (listing, lookup) and their passages (retrieval).
+Part = Literal["documents", "passages"]
 
 _BACKENDS: dict[str, BackendFactory] = {}
 
@@ -30,8 +33,11 @@ def register_backend(name: str, factory: BackendFactory) -> None:
     _BACKENDS[name] = factory
 
 
-def create(settings: Settings) -> LexicalIndex:
-    """The lexical index of the collection in ``settings.home``, with the configured backend.
+def create(settings: Settings, part: Part = "documents") -> LexicalIndex:
+    """One lexical index of the collection in ``settings.home``, with the configured backend.
+
+    ``part``: ``documents`` holds every document whole; ``passages`` its passages, the unit
+    retrieval ranks (kept in step with the documents by :class:`navicite.collection.Collection`).
 
     Raises:
         ConfigError: no backend of that name is registered.
@@ -41,13 +47,13 @@ def create(settings: Settings) -> LexicalIndex:
     if factory is None:
         known = ", ".join(sorted(_BACKENDS)) or "none"
         raise ConfigError(f"unknown index backend {name!r} (known: {known}); check the setting index.backend")
-    return factory(settings)
+    return factory(settings, part)
 
 
-def _tantivy(settings: Settings) -> LexicalIndex:
+def _tantivy(settings: Settings, part: Part) -> LexicalIndex:
     from navicite.index.tantivy_index import TantivyIndex  # imported on use: tantivy loads a native library
 
-    return TantivyIndex(settings.index_dir, settings.index)
+    return TantivyIndex(settings.index_dir if part == "documents" else settings.passage_index_dir, settings.index)
 
 
 register_backend("tantivy", _tantivy)
@@ -62,6 +68,7 @@ __all__ = [
     "LexicalIndex",
     "Not",
     "Or",
+    "Part",
     "Phrase",
     "Prefix",
     "Query",

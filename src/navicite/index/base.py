@@ -16,13 +16,17 @@ HIGHLIGHT_START, HIGHLIGHT_END = "**", "**"
 
 @dataclass(frozen=True)
 class Hit:
-    """One search result; ``snippet`` marks matched words with :data:`HIGHLIGHT_START`/:data:`HIGHLIGHT_END`."""
+    """One search result; ``snippet`` marks matched words with :data:`HIGHLIGHT_START`/:data:`HIGHLIGHT_END`.
+
+    ``parent`` is the document a passage hit belongs to (empty for a whole document or record).
+    """
 
     doc_id: str
     score: float
     title: str
     snippet: str = ""
     link: str = ""
+    parent: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.doc_id, "title": self.title, "score": self.score, "snippet": self.snippet, "link": self.link}

@@ -162,15 +162,32 @@ class TantivyIndex:
         return report
 
     def delete(self, doc_ids: Iterable[str]) -> list[str]:
-        """Remove documents by id; returns the ids that existed, in the order given. One commit."""
+        """Remove documents by id, with every passage entry that names one of them as its parent.
+
+        Returns the ids that existed (as entries or as parents), in the order given. One commit.
+        """
         wanted = list(dict.fromkeys(ts.utf8_safe(doc_id) for doc_id in doc_ids))
         present = self._fingerprints(wanted)
-        existed = [doc_id for doc_id in wanted if doc_id in present]
+        parents = self._parents(wanted)
+        existed = [doc_id for doc_id in wanted if doc_id in present or doc_id in parents]
         if existed:
             with self._writer().commit() as writer:
                 for doc_id in existed:
                     writer.delete_documents_by_term(ts.ID, doc_id)
+                    writer.delete_documents_by_term(ts.PARENT, doc_id)
         return existed
+
+    def _parents(self, doc_ids: list[str]) -> set[str]:
+        """The given ids that some entry names as its parent."""
+        searcher = self._searcher()
+        if searcher is None or searcher.num_docs == 0 or not doc_ids:
+            return set()
+        found: set[str] = set()
+        for doc_id in doc_ids:
+            query = tantivy.Query.term_query(self._schema, ts.PARENT, doc_id)
+            if searcher.search(query, 1, count=False).hits:
+                found.add(doc_id)
+        return found
 
     def _fingerprints(self, doc_ids: list[str]) -> dict[str, str]:
         """Fingerprints of the given ids that are in the index."""
@@ -214,6 +231,7 @@ class TantivyIndex:
                     title=stored.get_first("title") or "",
                     snippet=makers.snippet({name: ts.stored_text(stored, name) for name in FIELDS}) if makers else "",
                     link=stored.get_first(ts.LINK) or "",
+                    parent=stored.get_first(ts.PARENT) or "",
                 )
             )
         return results

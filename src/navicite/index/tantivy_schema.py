@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import tantivy
 
-from navicite.documents import Document
+from navicite.documents import PARENT_KEY, Document
 from navicite.index import INDEX_FORMATS, cjk
 from navicite.index.query import FIELDS
 
@@ -18,6 +18,9 @@ FORMAT = INDEX_FORMATS["tantivy"]
 MAX_WORD_BYTES = 40
 
 ID, LINK, FINGERPRINT, LANGUAGE, METADATA = "id", "link", "fingerprint", "language", "metadata"
+#: Raw field naming the document a passage belongs to, so all of a document's passages go with
+#: one delete (set from the entry's ``metadata[PARENT_KEY]``; absent on whole documents).
+PARENT = "parent"
 #: Stored-only copies of the abstract and body. Their word fields of the same name are
 #: unstored and filled only with ``exact_fields``: analysing every text twice (once for
 #: its own field, once for the combined one) was half of tantivy's indexing time.
@@ -89,6 +92,7 @@ def build_schema(analysis: Analysis) -> tantivy.Schema:
     builder.add_text_field(ALL, stored=False, tokenizer_name=analysis.words_tokenizer)
     builder.add_text_field(cjk_field(ALL), stored=False, tokenizer_name=CJK_PAIRS)
     builder.add_text_field(LINK, stored=True, tokenizer_name="raw", index_option="basic")
+    builder.add_text_field(PARENT, stored=True, tokenizer_name="raw", index_option="basic")
     # Only read back, never searched: a stored-only bytes field costs no term dictionary.
     builder.add_bytes_field(FINGERPRINT, stored=True, indexed=False)
     builder.add_text_field(LANGUAGE, stored=True, tokenizer_name="raw", index_option="basic", fast=True)
@@ -143,6 +147,9 @@ def to_tantivy(doc: Document, fingerprint: str, language: str, exact_fields: boo
         out.add_text(cjk_field(ALL), pairs)
     if doc.link:
         out.add_text(LINK, utf8_safe(doc.link))
+    parent = doc.metadata.get(PARENT_KEY) if doc.metadata else None
+    if parent:
+        out.add_text(PARENT, utf8_safe(str(parent)))
     if doc.metadata:
         out.add_bytes(METADATA, json.dumps(doc.metadata, ensure_ascii=False, default=str).encode("utf-8"))
     return out

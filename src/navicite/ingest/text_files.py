@@ -8,6 +8,7 @@ from pathlib import Path
 
 from navicite.documents import Document
 from navicite.ingest.base import Failure, LoadStream, file_id, file_link, one_line, read_text_file
+from navicite.ingest.sections import Section, markdown_sections, section
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
@@ -48,14 +49,20 @@ def markdown_title(text: str) -> str:
     return first.group(1).strip()
 
 
-def _whole_file(path: Path, fmt: str, text: str, title: str, extra: dict[str, str]) -> LoadStream:
+def _whole_file(
+    path: Path, fmt: str, text: str, title: str, extra: dict[str, str], sections: list[Section] | None = None
+) -> LoadStream:
+    """One document of ``text``; ``sections`` (word offsets into ``text``) go to ``metadata['sections']``."""
+    # Stripping the ends leaves every word where it was, so section offsets stay valid.
     text = text.strip()
     if not text:
         # The title alone would come from the file name: nothing worth indexing.
         yield Failure(str(path), "file is empty (no text)")
         return
-    metadata: dict[str, str] = {k: v for k, v in extra.items() if k not in _DOCUMENT_FIELDS}
+    metadata: dict[str, object] = {k: v for k, v in extra.items() if k not in _DOCUMENT_FIELDS}
     metadata.update({"source": str(path), "format": fmt})
+    if sections:
+        metadata["sections"] = sections
     yield Document(
         id=extra.get("id") or file_id(path),
         title=title,
@@ -69,6 +76,9 @@ def _whole_file(path: Path, fmt: str, text: str, title: str, extra: dict[str, st
 def load_markdown(path: Path) -> LoadStream:
     """A Markdown file; the title is the front-matter title, the first heading, or the file name.
 
+    The text is the Markdown as written (after the front matter); its headings become
+    ``metadata['sections']`` (see :func:`navicite.ingest.sections.markdown_sections`).
+
     Front matter (``---`` / ``key: value`` / ``---``) may set ``id``, ``title``,
     ``abstract`` and ``link``; other keys go to the metadata.
     """
@@ -78,7 +88,7 @@ def load_markdown(path: Path) -> LoadStream:
         return
     meta, body = _front_matter(raw)
     title = meta.get("title") or markdown_title(body) or _title_from_name(path)
-    yield from _whole_file(path, "md", body, title, meta)
+    yield from _whole_file(path, "md", body, title, meta, markdown_sections(body))
 
 
 def load_text(path: Path) -> LoadStream:
@@ -95,8 +105,11 @@ class _MainTextParser(HTMLParser):
 
     Text inside scripts, styles and page furniture (navigation, header, footer,
     asides, forms) is dropped; when the page marks its content with ``<main>``
-    or ``<article>``, only that content is kept.
+    or ``<article>``, only that content is kept. Headings ``<h1>``-``<h6>`` of the
+    kept text are remembered with the place where they start (:meth:`main_sections`).
     """
+
+    HEADINGS = {f"h{n}": n for n in range(1, 7)}
 
     SKIP = frozenset({"script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside", "form", "head"})
     MAIN = frozenset({"main", "article"})
@@ -116,6 +129,9 @@ class _MainTextParser(HTMLParser):
         self._in_h1 = False
         self._all: list[str] = []
         self._main: list[str] = []
+        # Open heading: (level, chunk count of _all and _main where it began, whether inside main, its text).
+        self._heading: tuple[int, int, int, bool, list[str]] | None = None
+        self._headings: list[tuple[int, int, int, bool, str]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: (v or "") for k, v in attrs}
@@ -137,8 +153,16 @@ class _MainTextParser(HTMLParser):
             self._in_h1 = True
         if tag in self.BLOCK:
             self._emit("\n")
+        if tag in self.HEADINGS and not self._skip_depth:
+            self._heading = (self.HEADINGS[tag], len(self._all), len(self._main), self._main_depth > 0, [])
 
     def handle_endtag(self, tag: str) -> None:
+        if tag in self.HEADINGS and self._heading is not None:
+            level, at_all, at_main, in_main, parts = self._heading
+            self._heading = None
+            text = " ".join("".join(parts).split())
+            if text:
+                self._headings.append((level, at_all, at_main, in_main, text))
         if tag == "title":
             self._in_title = False
         if tag in self.SKIP and self._skip_depth:
@@ -158,20 +182,45 @@ class _MainTextParser(HTMLParser):
             self.h1 += data
         if not self._skip_depth:
             self._emit(data)
+            if self._heading is not None:
+                self._heading[4].append(data)
 
     def _emit(self, data: str) -> None:
         self._all.append(data)
         if self._main_depth:
             self._main.append(data)
 
+    def _uses_main(self) -> bool:
+        return bool("".join(self._main).strip())
+
     def main_text(self) -> str:
-        chunks = self._main if "".join(self._main).strip() else self._all
+        chunks = self._main if self._uses_main() else self._all
         lines = (" ".join(line.split()) for line in "".join(chunks).splitlines())
         return "\n".join(line for line in lines if line)
 
+    def main_sections(self) -> list[Section]:
+        """The headings of :meth:`main_text`, with word offsets into it.
+
+        A heading begins after a line break that its block tag emitted, so the words of
+        the chunks before it are exactly the words before it in the text.
+        """
+        uses_main = self._uses_main()
+        chunks = self._main if uses_main else self._all
+        out: list[Section] = []
+        done, words = 0, 0
+        for level, at_all, at_main, in_main, text in self._headings:
+            if uses_main and not in_main:
+                continue
+            at = at_main if uses_main else at_all
+            words += len("".join(chunks[done:at]).split())
+            done = at
+            out.append(section(words, level, text))
+        return out
+
 
 def load_html(path: Path) -> LoadStream:
-    """An HTML page: title from ``<title>`` (else the first ``<h1>``, else the file name), main text."""
+    """An HTML page: title from ``<title>`` (else the first ``<h1>``, else the file name), main text,
+    and its ``<h1>``-``<h6>`` headings as ``metadata['sections']``."""
     raw = _read(path)
     if isinstance(raw, Failure):
         yield raw
@@ -187,4 +236,4 @@ def load_html(path: Path) -> LoadStream:
     extra = {"abstract": parser.description}
     if parser.canonical.startswith(("http://", "https://")):
         extra["link"] = parser.canonical
-    yield from _whole_file(path, "html", parser.main_text(), title, extra)
+    yield from _whole_file(path, "html", parser.main_text(), title, extra, parser.main_sections())

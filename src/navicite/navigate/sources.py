@@ -11,6 +11,7 @@ from typing import Any
 
 from navicite.documents import Document
 from navicite.generate.answer import Source
+from navicite.ingest.passages import place_of
 from navicite.navigate.evidence import Evidence, Navigation
 
 
@@ -41,17 +42,12 @@ def evidence_sources(navigation: Navigation, document: Document, score: float = 
     test treats them alike and its token budget decides how many it reads.
     """
     ordered = sorted(navigation.evidence, key=lambda e: e.kind != "passage")
-    return [
-        Source(
-            doc_id=document.id,
-            title=source_title(e, document),
-            text=e.text,
-            link=document.link,
-            score=score,
-            passage_id=passage_id(e),
-        )
-        for e in ordered
-    ]
+    out = []
+    for e in ordered:
+        pages, section = place_of(document, e.start, e.end) if e.start is not None and e.end is not None else ((), ())
+        out.append(Source(doc_id=document.id, title=source_title(e, document), text=e.text, link=document.link,
+                          score=score, passage_id=passage_id(e), pages=pages, section=section))
+    return out
 
 
 def navigation_trace(navigation: Navigation) -> dict[str, Any]:

@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from navicite.config import Settings
+from navicite.documents import PARENT_KEY
 from navicite.errors import NaviciteError
 from navicite.index.base import Hit, LexicalIndex
+from navicite.index.language import detect_language
 from navicite.index.parse import free_text
 from navicite.index.query import to_text
 from navicite.llm.base import LLM, LLMError, Usage, UsageLog, usage_scope
@@ -33,6 +35,9 @@ from navicite.retrieve.keywords import Analysis
 from navicite.retrieve.pool import Candidate, CandidatePool, QueryResult
 from navicite.retrieve.portfolio import PortfolioBuilder, PortfolioQuery, PortfolioSet, Translation
 from navicite.retrieve.translate import KeywordTranslator, target_language
+
+_FLAT_REASON = "retrieve.method=flat: the question's own BM25 hits only"
+
 
 @dataclass
 class MPRResult:
@@ -105,6 +110,7 @@ class MultiPortfolioRetriever:
         self.reranker = reranker
         self.dense = dense if settings.retrieve.dense_portfolio else None
         self.cfg = settings.retrieve
+        self.flat = settings.retrieve.method == "flat"
         self.top_n = settings.rerank.top_n
         fallback = StatisticalAnalyzer(index, feedback_docs=self.cfg.feedback_docs)
         self.analyzer = QueryAnalyzer(llm, fallback, max_tokens=self.cfg.analysis_max_tokens)
@@ -140,13 +146,13 @@ class MultiPortfolioRetriever:
 
     def _flat_bm25(self, question: str) -> list[Hit]:
         query = free_text(question)
-        depth = max(self.cfg.bm25_depth, self.cfg.top_k_per_query if self.cfg.flat_portfolio else 0)
+        depth = max(self.cfg.bm25_depth, self.cfg.top_k_per_query if self.cfg.flat_portfolio or self.flat else 0)
         if query is None or depth == 0:
             return []
         return self.index.search(query, k=depth)
 
     def _dense_hits(self, question: str) -> QueryResult | None:
-        if self.dense is None:
+        if self.dense is None or self.flat:
             return None
         start = time.perf_counter()
         found = self.dense.search(question, self.cfg.top_k_per_query)
@@ -156,7 +162,7 @@ class MultiPortfolioRetriever:
         for doc_id, score in found:
             doc = self.index.get(doc_id)
             if doc is not None:  # vectors of since-deleted documents are skipped
-                hits.append(Hit(doc_id, score, doc.title, link=doc.link))
+                hits.append(Hit(doc_id, score, doc.title, link=doc.link, parent=str(doc.metadata.get(PARENT_KEY, ""))))
         return QueryResult("D", f"nearest by embedding: {question}", hits, time.perf_counter() - start)
 
     def _search_all(self, question: str, portfolios: PortfolioSet) -> tuple[list[QueryResult], list[Hit]]:
@@ -196,10 +202,13 @@ class MultiPortfolioRetriever:
     def _after_analysis(self, question: str, analysis: Analysis, translation: Translation | None, g_reason: str,
                         timings: dict[str, float], calls: list[Usage], top_n: int | None) -> MPRResult:
         start = time.perf_counter()
-        portfolios = self.builder.run(analysis, translation, g_reason)
+        if self.flat:
+            portfolios = PortfolioSet([], {"Q/S/F/G/D": _FLAT_REASON})
+        else:
+            portfolios = self.builder.run(analysis, translation, g_reason)
         results, flat = self._search_all(question, portfolios)
         flat_query = free_text(question)
-        if self.cfg.flat_portfolio and flat_query is not None:
+        if (self.cfg.flat_portfolio or self.flat) and flat_query is not None:
             # Portfolio B: the Boolean portfolios are conjunctions and miss documents that
             # share most of the question's words but not a whole keyword pair.
             results.append(QueryResult("B", to_text(flat_query), flat[: self.cfg.top_k_per_query]))
@@ -222,6 +231,9 @@ class MultiPortfolioRetriever:
         """Retrieve and rank candidates for ``question``; keep ``top_n`` (default ``rerank.top_n``)."""
         with usage_scope() as calls:
             timings: dict[str, float] = {}
+            if self.flat:
+                analysis = Analysis([], [], detect_language(question), "fallback", _FLAT_REASON)
+                return self._after_analysis(question, analysis, None, _FLAT_REASON, timings, calls, top_n)
             start = time.perf_counter()
             analysis = self.analyzer.run(question)
             timings["analyze"] = time.perf_counter() - start

@@ -1,6 +1,6 @@
 """Merge of every query's hits into one candidate pool (METHOD.md §1.4).
 
-Candidates are de-duplicated by document id, then by normalised title (the same
+Candidates are de-duplicated by id, then whole records by normalised title (the same
 paper indexed twice under different ids), and each keeps the full list of
 queries that found it. Without a reranker the pool is ordered by reciprocal
 rank fusion over portfolios.
@@ -95,7 +95,8 @@ class CandidatePool:
             for rank, hit in enumerate(result.hits, start=1):
                 found = Provenance(result.portfolio, result.query, rank, hit.score)
                 candidate = by_id.get(hit.doc_id)
-                title_key = normalise_title(hit.title)
+                # Passages of one document share its title: only whole records are merged by title.
+                title_key = "" if hit.parent else normalise_title(hit.title)
                 if candidate is None and title_key:
                     candidate = by_title.get(title_key)
                     if candidate is not None:

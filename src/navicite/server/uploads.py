@@ -23,8 +23,9 @@ from typing import Any, BinaryIO
 from navicite.config import Settings
 from navicite.documents import Document, content_id
 from navicite.errors import UserInputError
-from navicite.index.base import LexicalIndex, UpsertReport
+from navicite.index.base import UpsertReport
 from navicite.ingest import ingest
+from navicite.ingest.runner import DocumentSink
 from navicite.ingest.base import file_id, file_link
 from navicite.ingest.detect import EXTENSIONS
 
@@ -67,7 +68,7 @@ def allowed_suffix(filename: str | None) -> str:
 class _Renaming:
     """Index adapter for the ingest runner: fixes the identity of documents read from temp files."""
 
-    def __init__(self, index: LexicalIndex, names: dict[Path, str]) -> None:
+    def __init__(self, index: DocumentSink, names: dict[Path, str]) -> None:
         self._index = index
         self._by_id = {file_id(path): (path, name) for path, name in names.items()}
         self.ids: list[str] = []
@@ -137,12 +138,12 @@ class UploadBatch:
                 "or raise server.max_upload_mb"
             )
 
-    def ingest(self, index: LexicalIndex) -> dict[str, Any]:
-        """Ingest every saved file into ``index``; the summary names files by their client names."""
+    def ingest(self, index: DocumentSink) -> dict[str, Any]:
+        """Ingest every saved file into ``index`` (the collection); the summary names files by their client names."""
         if not self.names:
             raise UserInputError("nothing to ingest: send files (multipart field 'files') or JSON {\"records\": [...]}")
         adapter = _Renaming(index, self.names)
-        summary = ingest(list(self.names), self.settings, index=adapter)  # type: ignore[arg-type]
+        summary = ingest(list(self.names), self.settings, index=adapter)
         out = summary.to_dict()
         out["failed"] = [
             {"file": self._client_name(f.path), "reason": f.reason.replace(self._dir.name, "")} for f in summary.failed

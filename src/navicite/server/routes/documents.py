@@ -107,7 +107,7 @@ async def add_documents(request: Request, response: Response) -> dict[str, Any]:
 
 def _locked_ingest(request: Request, batch: UploadBatch) -> dict[str, Any]:
     with request.app.state.write_lock:
-        return batch.ingest(request.app.state.engine.index)
+        return batch.ingest(request.app.state.engine.collection)
 
 
 @router.get("/documents", summary="List documents")
@@ -146,19 +146,10 @@ async def delete_document(doc_id: str, request: Request) -> dict[str, Any]:
 
     def delete() -> list[str]:
         with request.app.state.write_lock:
-            gone = request.app.state.engine.index.delete([doc_id])
-            if gone:
-                _drop_tree(request, doc_id)
-            return gone
+            return request.app.state.engine.collection.delete([doc_id])  # with its passages and tree
 
     if not await run_in_threadpool(delete):
         raise DocumentNotFound(f"no document with id {doc_id!r}; nothing was deleted")
     return {"deleted": doc_id}
 
 
-def _drop_tree(request: Request, doc_id: str) -> None:
-    from navicite.server.routes.trees import open_store  # the tree store is optional
-
-    store = open_store(request.app.state.settings)
-    if store is not None:
-        store.delete([doc_id])

@@ -208,10 +208,12 @@ let passagePinned = false;
 function showPassage(anchor, citation, pin) {
   passagePinned = pin;
   const box = $("passage");
-  const href = safeHref(citation.link);
+  const href = pageHref(citation);
+  const place = citationPlace(citation);
   box.replaceChildren(
     el("div", { class: "passage-title", text: `[${citation.marker}] ${citation.title || citation.doc_id}` }),
-    el("blockquote", { text: citation.passage || "(no passage recorded)" }),
+    place ? el("div", { class: "passage-place", text: place }) : null,
+    el("blockquote", {}, quoted(citation.passage || "(no passage recorded)", citation.quote)),
     href ? el("a", { href, target: "_blank", rel: "noopener noreferrer", text: "open the source ↗" })
          : el("span", { class: "muted", text: `document ${citation.doc_id}` }),
     pin ? el("button", { type: "button", class: "close", text: "close", onclick: hidePassage }) : null,
@@ -220,6 +222,33 @@ function showPassage(anchor, citation, pin) {
   box.style.top = `${window.scrollY + rect.bottom + 6}px`;
   box.style.left = `${Math.max(8, Math.min(window.scrollX + rect.left, window.innerWidth - 440))}px`;
   box.hidden = false;
+}
+
+// "p. 12, §3.3 Title": the page(s) and section a citation points at.
+function citationPlace(citation) {
+  const parts = [];
+  const pages = citation.pages || [];
+  if (pages.length) parts.push(pages[0] === pages[pages.length - 1] ? `p. ${pages[0]}` : `pp. ${pages[0]}-${pages[pages.length - 1]}`);
+  if (citation.section) parts.push(/^\d/.test(citation.section) ? `§${citation.section}` : citation.section);
+  return parts.join(", ");
+}
+
+// A PDF link opens at the cited page (PDF viewers read #page=N).
+function pageHref(citation) {
+  const href = safeHref(citation.link);
+  const pages = citation.pages || [];
+  return href && pages.length && /\.pdf$/i.test(href) ? `${href}#page=${pages[0]}` : href;
+}
+
+// The passage with its supporting sentence marked.
+function quoted(passage, quote) {
+  const at = quote ? passage.indexOf(quote) : -1;
+  if (at < 0) return [document.createTextNode(passage)];
+  return [
+    document.createTextNode(passage.slice(0, at)),
+    el("mark", { text: quote }),
+    document.createTextNode(passage.slice(at + quote.length)),
+  ];
 }
 
 function hidePassage() {
@@ -232,11 +261,12 @@ function renderSources(citations) {
   list.replaceChildren();
   $("sources-heading").hidden = citations.length === 0;
   for (const citation of citations) {
-    const href = safeHref(citation.link);
+    const href = pageHref(citation);
     const title = citation.title || citation.doc_id;
+    const place = citationPlace(citation);
     list.append(el("li", { id: `src-${citation.marker}`, value: citation.marker }, [
       href ? el("a", { href, target: "_blank", rel: "noopener noreferrer", text: title }) : el("span", { text: title }),
-      el("span", { class: "muted", text: ` — ${citation.doc_id}` }),
+      el("span", { class: "muted", text: place ? ` — ${place}` : ` — ${citation.doc_id}` }),
     ]));
   }
 }

@@ -1,0 +1,272 @@
+"""Section structure: PDF outlines, numbered headings, Markdown and HTML headings, section paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from navicite.documents import Document
+from navicite.ingest.pdf import extract_outline, load_pdf
+from navicite.ingest.sections import (
+    OutlineEntry,
+    markdown_sections,
+    numbered_headings,
+    outline_sections,
+    section_path,
+)
+from navicite.ingest.text_files import load_html, load_markdown
+
+PDF_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "pdf"
+SHARED_PDFS = ("timedep.pdf", "compete.pdf", "concordance.pdf")
+
+
+def _pdf_string(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def write_outlined_pdf(path: Path, pages: list[list[str]], outline: list[tuple[str, int, int]]) -> Path:
+    """A PDF with one Helvetica line per entry of each page and bookmarks ``(title, level, page)`` in order.
+
+    Levels start at 1; an entry's parent is the nearest earlier entry one level up.
+    """
+    n_pages = len(pages)
+    page_ids = [3 + 2 * i for i in range(n_pages)]
+    font_id = 3 + 2 * n_pages
+    outlines_id = font_id + 1
+    item_ids = [outlines_id + 1 + i for i in range(len(outline))]
+    parent: list[int] = []
+    stack: list[int] = []
+    for i, (_, level, _) in enumerate(outline):
+        del stack[level - 1:]
+        parent.append(item_ids[stack[-1]] if stack else outlines_id)
+        stack.append(i)
+    children: dict[int, list[int]] = {}
+    for i, p in enumerate(parent):
+        children.setdefault(p, []).append(i)
+    objects = [
+        f"<< /Type /Catalog /Pages 2 0 R /Outlines {outlines_id} 0 R >>",
+        f"<< /Type /Pages /Kids [{' '.join(f'{i} 0 R' for i in page_ids)}] /Count {n_pages} >>",
+    ]
+    for page_id, lines in zip(page_ids, pages):
+        ops = ["BT", "/F1 12 Tf", "14 TL", "72 720 Td", *(f"({_pdf_string(line)}) Tj T*" for line in lines), "ET"]
+        stream = "\n".join(ops)
+        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {page_id + 1} 0 R "
+                       f"/Resources << /Font << /F1 {font_id} 0 R >> >> >>")
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
+    objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    top = children.get(outlines_id, [])
+    objects.append(f"<< /Type /Outlines /First {item_ids[top[0]]} 0 R /Last {item_ids[top[-1]]} 0 R /Count {len(outline)} >>")
+    for i, (title, _, page) in enumerate(outline):
+        siblings = children[parent[i]]
+        at = siblings.index(i)
+        fields = [f"/Title ({_pdf_string(title)})", f"/Parent {parent[i]} 0 R", f"/Dest [{page_ids[page]} 0 R /XYZ 0 792 0]"]
+        if at > 0:
+            fields.append(f"/Prev {item_ids[siblings[at - 1]]} 0 R")
+        if at + 1 < len(siblings):
+            fields.append(f"/Next {item_ids[siblings[at + 1]]} 0 R")
+        if i in {parent_index for parent_index in range(len(outline)) if item_ids[parent_index] in children}:
+            kids = children[item_ids[i]]
+            fields += [f"/First {item_ids[kids[0]]} 0 R", f"/Last {item_ids[kids[-1]]} 0 R", f"/Count {len(kids)}"]
+        objects.append(f"<< {' '.join(fields)} >>")
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    path.write_bytes(bytes(out))
+    return path
+
+
+def only(items: list) -> Document:
+    assert len(items) == 1 and isinstance(items[0], Document), items
+    return items[0]
+
+
+def words_at(doc: Document, start: int, n: int = 3) -> list[str]:
+    return doc.text.split()[start : start + n]
+
+
+# ---------------------------------------------------------------- PDF outline
+
+
+def test_outline_sections_point_at_their_titles(tmp_path: Path) -> None:
+    filler = "Plain words fill this line of the page."
+    pages = [
+        ["Reef Survey", filler, "1 Introduction", "Why reefs matter to us.", filler],
+        [filler, "2 Methods", "How we counted.", "2.1 Transects", "Lines along the reef.", filler],
+        [filler, filler, "Closing words without a heading."],
+    ]
+    outline = [("Introduction", 1, 0), ("Methods", 1, 1), ("Transects", 2, 1), ("Appendix never printed", 1, 2)]
+    path = write_outlined_pdf(tmp_path / "outlined.pdf", pages, outline)
+    assert extract_outline(path) == [OutlineEntry("Introduction", 1, 0), OutlineEntry("Methods", 1, 1),
+                                     OutlineEntry("Transects", 2, 1), OutlineEntry("Appendix never printed", 1, 2)]
+    doc = only(list(load_pdf(path)))
+    sections = doc.metadata["sections"]
+    assert [(s["title"], s["level"]) for s in sections] == [("Introduction", 1), ("Methods", 1), ("Transects", 2),
+                                                            ("Appendix never printed", 1)]
+    # The printed section number before the title is part of the heading line.
+    assert words_at(doc, sections[0]["start"]) == ["1", "Introduction", "Why"]
+    assert words_at(doc, sections[1]["start"]) == ["2", "Methods", "How"]
+    assert words_at(doc, sections[2]["start"]) == ["2.1", "Transects", "Lines"]
+    # A title not on its page falls back to the page start.
+    assert sections[3]["start"] == doc.metadata["page_starts"][2]
+    lines_start = doc.text.split().index("Lines")
+    assert section_path(sections, lines_start) == ["Methods", "Transects"]
+
+
+def test_outline_entries_without_a_page_are_dropped() -> None:
+    text = "one two three\nHeading here\nfour five"
+    assert outline_sections([OutlineEntry("Heading here", 1, None), OutlineEntry("Heading here", 1, 0)], text, [0]) == [
+        {"start": 3, "level": 1, "title": "Heading here"}
+    ]
+
+
+@pytest.mark.parametrize("name", SHARED_PDFS)
+def test_shared_pdfs_have_no_outline_and_get_numbered_sections(name: str) -> None:
+    path = PDF_DIR / name
+    if not path.exists():
+        pytest.skip("shared PDFs (../shared/data/pdf) not present")
+    assert extract_outline(path) == []
+    doc = only(list(load_pdf(path)))
+    sections = doc.metadata["sections"]
+    assert len(sections) >= 10
+    assert [s["start"] for s in sections] == sorted(s["start"] for s in sections)
+    for s in sections:
+        assert " ".join(words_at(doc, s["start"], len(s["title"].split()))) == s["title"]
+
+
+def test_numbered_sections_of_the_real_timedep_vignette() -> None:
+    path = PDF_DIR / "timedep.pdf"
+    if not path.exists():
+        pytest.skip("shared PDFs (../shared/data/pdf) not present")
+    doc = only(list(load_pdf(path)))
+    sections = doc.metadata["sections"]
+    titles = [s["title"] for s in sections]
+    assert titles[:4] == ["1 Introduction", "2 Time dependent covariates", "3 Building time-dependent sets with tmerge",
+                          "3.1 The function"]
+    assert "3.3 Stanford heart transplant" in titles and "3.6.1 REP" in titles
+    levels = {s["title"]: s["level"] for s in sections}
+    assert (levels["2 Time dependent covariates"], levels["3.3 Stanford heart transplant"], levels["3.6.1 REP"]) == (1, 2, 3)
+    # Numbered R output ("1 NA NA NA NA") and numbered list items ("1. One subject died ...") are not headings.
+    assert not any("NA NA" in t or t.startswith("1. ") for t in titles)
+    stanford = next(s for s in sections if s["title"].startswith("3.3"))
+    assert section_path(sections, stanford["start"] + 50) == ["3 Building time-dependent sets with tmerge",
+                                                              "3.3 Stanford heart transplant"]
+
+
+# ---------------------------------------------------------------- numbered headings in text
+
+
+def body(n: int) -> str:
+    return " ".join(["word"] * n)
+
+
+def test_numbered_headings_levels_and_offsets() -> None:
+    text = f"Title line\n1 Overview\n{body(40)}\n2 Methods\n2.1 Sampling\n{body(40)}\n2.2 Analysis\n{body(40)}\n3 Results\n{body(40)}"
+    sections = numbered_headings(text)
+    assert [(s["title"], s["level"]) for s in sections] == [
+        ("1 Overview", 1), ("2 Methods", 1), ("2.1 Sampling", 2), ("2.2 Analysis", 2), ("3 Results", 1)]
+    words = text.split()
+    assert all(words[s["start"]] == s["title"].split()[0] for s in sections)
+
+
+def test_implausible_numbered_lines_give_no_sections() -> None:
+    # Too dense: five headings in 100 words.
+    assert numbered_headings("\n".join(f"{n} Part {n}\n{body(15)}" for n in range(1, 6))) == []
+    # Too few.
+    assert numbered_headings(f"1 Overview\n{body(40)}\n2 Methods\n{body(40)}") == []
+    # A numbered list: items too close together to be sections.
+    assert numbered_headings("Steps:\n1 Draw a box\n2 Think through the rates\n3 Build a data set\n4 Fit the data\n") == []
+    # Table rows and sentences.
+    rows = "\n".join(f"{i} NA 60 1.2" for i in range(1, 6))
+    sentences = "\n".join(f"{i}. The attempt number {i} was made and it failed badly, as it did before." for i in range(1, 5))
+    assert numbered_headings(f"{rows}\n{body(100)}\n{sentences}\n{body(100)}") == []
+    # Numbers out of order.
+    assert numbered_headings(f"3 Gamma\n{body(40)}\n1 Alpha\n{body(40)}\n5 Epsilon\n{body(40)}") == []
+
+
+def test_numbered_headings_skip_a_table_of_contents() -> None:
+    toc = "Contents\n1 Overview\n2 Methods\n3 Results\n"
+    text = toc + f"1 Overview\n{body(40)}\n2 Methods\n{body(40)}\n3 Results\n{body(40)}"
+    sections = numbered_headings(text)
+    assert [s["title"] for s in sections] == ["1 Overview", "2 Methods", "3 Results"]
+    assert sections[0]["start"] == len(toc.split())
+
+
+# ---------------------------------------------------------------- section_path
+
+
+def test_section_path() -> None:
+    sections = [
+        {"start": 0, "level": 1, "title": "A"},
+        {"start": 10, "level": 2, "title": "A.1"},
+        {"start": 20, "level": 3, "title": "A.1.a"},
+        {"start": 30, "level": 2, "title": "A.2"},
+        {"start": 40, "level": 1, "title": "B"},
+        {"start": 50, "level": 3, "title": "B..x"},
+    ]
+    assert section_path(sections, 5) == ["A"]
+    assert section_path(sections, 25) == ["A", "A.1", "A.1.a"]
+    assert section_path(sections, 30) == ["A", "A.2"]
+    assert section_path(sections, 45) == ["B"]
+    assert section_path(sections, 55) == ["B", "B..x"]
+    assert section_path([{"start": 5, "level": 1, "title": "Late"}], 2) == []
+    assert section_path([], 2) == []
+
+
+# ---------------------------------------------------------------- Markdown and HTML
+
+
+def test_markdown_sections_from_the_loader(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text(
+        "---\ntitle: Field notes\n---\nIntro words here.\n\n# Tide pools\n\nAnemones live here.\n\n"
+        "```python\n# not a heading\nx = 1\n```\n\nCrabs\n-----\n\nThey scuttle.\n\n### Deep water ###\nDark.\n",
+        encoding="utf-8",
+    )
+    doc = only(list(load_markdown(path)))
+    sections = doc.metadata["sections"]
+    assert [(s["title"], s["level"]) for s in sections] == [("Tide pools", 1), ("Crabs", 2), ("Deep water", 3)]
+    assert words_at(doc, sections[0]["start"]) == ["#", "Tide", "pools"]
+    assert words_at(doc, sections[1]["start"], 1) == ["Crabs"]
+    assert words_at(doc, sections[2]["start"]) == ["###", "Deep", "water"]
+    assert section_path(sections, doc.text.split().index("Dark.")) == ["Tide pools", "Crabs", "Deep water"]
+    assert section_path(sections, 0) == []
+
+
+def test_markdown_without_headings_has_no_sections(tmp_path: Path) -> None:
+    path = tmp_path / "plain.md"
+    path.write_text("Just words.\n\n- a list\n---\n", encoding="utf-8")
+    assert "sections" not in only(list(load_markdown(path))).metadata
+    assert markdown_sections("text\n\n#hashtag is not a heading\n") == []
+
+
+def test_html_sections_point_into_the_main_text(tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_text(
+        "<html><head><title>Pools</title></head><body><nav><h2>Menu</h2></nav>"
+        "<main><h1>Rock pools</h1><p>Anemones &amp; crabs live in <b>rock</b> pools.</p>"
+        "<h2>Starfish <i>facts</i></h2><ul><li>Five arms</li></ul><h3>Deep</h3><p>Dark water.</p></main>"
+        "<h2>Outside main</h2></body></html>",
+        encoding="utf-8",
+    )
+    doc = only(list(load_html(path)))
+    sections = doc.metadata["sections"]
+    assert [(s["title"], s["level"]) for s in sections] == [("Rock pools", 1), ("Starfish facts", 2), ("Deep", 3)]
+    assert words_at(doc, sections[1]["start"], 2) == ["Starfish", "facts"]
+    assert words_at(doc, sections[2]["start"], 1) == ["Deep"]
+    assert section_path(sections, doc.text.split().index("arms")) == ["Rock pools", "Starfish facts"]
+
+
+def test_html_without_main_takes_every_visible_heading(tmp_path: Path) -> None:
+    path = tmp_path / "bare.html"
+    path.write_text("<body><header><h1>Site</h1></header><h1>Heading One</h1><p>Para one.</p><h2>Two</h2><div>Para two.</div></body>",
+                    encoding="utf-8")
+    doc = only(list(load_html(path)))
+    assert doc.metadata["sections"] == [{"start": 0, "level": 1, "title": "Heading One"},
+                                        {"start": 4, "level": 2, "title": "Two"}]

@@ -1,0 +1,51 @@
+"""The collection keeps documents, passages and trees in step."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from navicite.collection import INFO_FILE, PENDING_FILE, Collection
+from navicite.config import load_settings
+from navicite.documents import Document
+from navicite.index import free_text
+
+LONG = " ".join(f"Sentence {i} talks about topic{i % 7} and more words here." for i in range(120))
+
+
+def _collection(home: Path, *overrides: str) -> Collection:
+    return Collection(load_settings(home, ["ingest.passage_words=40", *overrides]))
+
+
+def test_upsert_indexes_passages_and_replace_drops_the_old_ones(tmp_path: Path) -> None:
+    c = _collection(tmp_path)
+    c.upsert([Document(id="long", title="Long", text=LONG), Document(id="short", title="Short", text="Topic3 is short.")])
+    ids = set(c.passages.ids())
+    assert "short" in ids and len([i for i in ids if i.startswith("long#p")]) == len(c.passages_of(c.get("long")))
+    c.upsert([Document(id="long", title="Long", text="Now only one sentence about topic5.")])
+    assert set(c.passages.ids()) == {"long", "short"}
+    hit = c.passages.search(free_text("topic5"), k=3)[0]
+    assert hit.doc_id == "long" and hit.parent == ""
+
+
+def test_delete_removes_a_documents_passages(tmp_path: Path) -> None:
+    c = _collection(tmp_path)
+    c.upsert([Document(id="long", title="Long", text=LONG)])
+    assert c.delete(["long", "missing"]) == ["long"]
+    assert c.passages.count() == 0 and c.documents.count() == 0
+
+
+def test_passages_are_rebuilt_when_cut_differently_or_after_a_crash(tmp_path: Path) -> None:
+    c = _collection(tmp_path)
+    c.upsert([Document(id="long", title="Long", text=LONG)])
+    before = c.passages.count()
+    c.close()
+    wider = _collection(tmp_path, "ingest.passage_words=200")
+    rebuilt = wider.passages.count()
+    assert rebuilt < before  # the stored cut no longer matched the setting
+    assert json.loads((tmp_path / "passages" / INFO_FILE).read_text())["passage_words"] == 200
+    wider.close()
+    (tmp_path / "passages" / PENDING_FILE).write_text("")  # a write that died before its passages
+    again = _collection(tmp_path, "ingest.passage_words=200")
+    assert again.passages.count() == rebuilt
+    assert not (tmp_path / "passages" / PENDING_FILE).exists()
