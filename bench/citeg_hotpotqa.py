@@ -14,6 +14,12 @@ With ``--questions-file tests/fixtures/hotpotqa_ko_20.jsonl`` the questions are 
 Korean translations (same ids, the English paragraphs as sources), methods get a ``-ko``
 suffix, and each record also holds the answer's language and the language match (goal: 1.0).
 
+``--no-short-answer`` drafts in the form users get (``generate.format``: ``answer`` by default,
+``report`` with ``--set generate.format=report``) instead of the short-answer mode; EM/F1 then
+score the answer's first sentence, and every record says whether a gold answer is in the first
+sentence (``first_hit``) or anywhere in the answer (``answer_hit``), with the draft's completion
+tokens. Method names carry the form (``citeg-batched-answer``), so forms can share one ``--out``.
+
 Records are appended per question and mode to ``--out``; a re-run skips what is there.
 State the machine with the figures (2 shared CPU cores here, no GPU).
 """
@@ -34,7 +40,7 @@ from navicite.config import load_settings
 from navicite.eval.citations import CitationCounts, CitationScorer
 from navicite.eval.datasets import load_dataset
 from navicite.eval.judge import LLMJudge
-from navicite.eval.metrics import best_em_f1
+from navicite.eval.metrics import best_em_f1, normalize_answer
 from navicite.eval.translation import language_figures, read_translated
 from navicite.generate import Answer, CiteG, Source
 from navicite.generate.cite import broken_markers, with_marker
@@ -59,12 +65,26 @@ def alce_counts(answer: Answer, scorer: CitationScorer) -> CitationCounts:
     return total
 
 
+def contains_gold(text: str, golds: Any) -> float:
+    """1.0 when a gold answer, normalised as for EM, is inside ``text`` normalised the same way."""
+    said = f" {normalize_answer(text)} "
+    return float(any(f" {normalize_answer(g)} " in said for g in golds if normalize_answer(g)))
+
+
 def citeg_record(answer: Answer, question: Any, scorer: CitationScorer, seconds: float) -> dict[str, Any]:
     counts = alce_counts(answer, scorer)
-    em, f1 = best_em_f1(answer.short_answer or "", question.answers)
     stages = answer.llm.get("stages", {})
     sentences = [s for s in answer.sentences if s.kind != "heading"]
+    first = sentences[0].text if sentences else ""
+    scored = answer.short_answer if answer.short_answer is not None else first
+    em, f1 = best_em_f1(scored or "", question.answers)
+    draft = next((t.outputs for t in answer.trace if t.name == "draft"), {})
     return {
+        "first_sentence": first,
+        "first_hit": contains_gold(first, question.answers),
+        "answer_hit": contains_gold(" ".join(s.text for s in sentences), question.answers),
+        "draft_tokens": int(stages.get("draft", {}).get("completion_tokens", 0)),
+        "form": draft.get("form"),
         "em": em,
         "f1": f1,
         "counts": counts.__dict__,
@@ -93,7 +113,8 @@ def flat_record(llm: Any, question: Any, docs: list[Any]) -> dict[str, Any]:
     reply = llm.complete(prompts.render("flat_answer", passages=passages, question=question.text), CallOptions(max_tokens=32, temperature=0.0, stage="flat"))
     phrase = reply.strip().splitlines()[0] if reply.strip() else ""
     em, f1 = best_em_f1(phrase, question.answers)
-    return {"em": em, "f1": f1, "calls": 1, "seconds": round(time.perf_counter() - started, 1), "short_answer": phrase}
+    hit = contains_gold(phrase, question.answers)
+    return {"em": em, "f1": f1, "first_hit": hit, "answer_hit": hit, "calls": 1, "seconds": round(time.perf_counter() - started, 1), "short_answer": phrase}
 
 
 def summary(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -107,6 +128,12 @@ def summary(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
             "LLM calls/answer": statistics.mean(r["calls"] for r in rows),
             "s/answer": statistics.mean(r["seconds"] for r in rows),
         }
+        if "first_hit" in rows[0]:
+            line["gold in 1st sentence"] = statistics.mean(r.get("first_hit", 0.0) for r in rows)
+            line["gold in answer"] = statistics.mean(r.get("answer_hit", 0.0) for r in rows)
+        if "draft_tokens" in rows[0]:
+            line["draft tokens"] = statistics.mean(r.get("draft_tokens", 0) for r in rows)
+            line["sentences/answer"] = statistics.mean(r["sentences"] for r in rows)
         if "language_match" in rows[0]:
             line["language match"] = statistics.mean(r["language_match"] for r in rows)
             line["language match (langdetect)"] = statistics.mean(r["language_match_langdetect"] for r in rows)
@@ -163,10 +190,14 @@ def main() -> None:
     parser.add_argument("--modes", default="batched,per-sentence")
     parser.add_argument("--no-flat", action="store_true", help="skip the flat RAG baseline")
     parser.add_argument("--questions-file", type=Path, help="translated questions (JSONL: id, question_ko, ...) to ask instead")
+    parser.add_argument("--no-short-answer", action="store_true",
+                        help="draft in generate.format's form, not the short-answer mode; EM/F1 score the first sentence")
     parser.add_argument("--set", action="append", default=[], dest="overrides")
     args = parser.parse_args()
 
-    settings = load_settings(Path(args.home), ["generate.short_answer=true", *args.overrides])
+    short = [] if args.no_short_answer else ["generate.short_answer=true"]
+    settings = load_settings(Path(args.home), [*short, *args.overrides])
+    form = "short" if settings.generate.short_answer else settings.generate.format
     llm = create(settings)
     scorer = CitationScorer(LLMJudge(llm))
     dataset = load_dataset(args.data)
@@ -177,12 +208,12 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {(r["qid"], r["method"]) for r in map(json.loads, out.read_text().splitlines())} if out.exists() else set()
-    print(f"machine: {platform.processor() or platform.machine()}, llm {llm.name}, threads {settings.llm.threads}; "
+    print(f"machine: {platform.processor() or platform.machine()}, llm {llm.name}, threads {settings.llm.threads}, form {form}; "
           f"{args.limit} questions of {args.questions_file or args.data}", flush=True)
     for question in questions[: args.limit]:
         context = [docs[c] for c in question.candidates]
         sources = [Source(d.id, d.title, d.text) for d in context]
-        jobs: list[str] = [f"citeg-{m}{suffix}" for m in args.modes.split(",")] + ([] if args.no_flat else [f"flat-rag{suffix}"])
+        jobs: list[str] = [f"citeg-{m}-{form}{suffix}" for m in args.modes.split(",")] + ([] if args.no_flat else [f"flat-rag{suffix}"])
         for method in jobs:
             if (question.id, method) in done:
                 continue
@@ -192,7 +223,8 @@ def main() -> None:
                 record = flat_record(llm, question, context)
                 record["calls"] = len(UsageLog(calls=llm.usage.calls[first:]).calls)
             else:
-                answer = CiteG(llm, settings, align=method.removeprefix("citeg-").removesuffix(suffix)).run(question.text, sources)
+                align = method.removeprefix("citeg-").removesuffix(suffix).removesuffix(f"-{form}")
+                answer = CiteG(llm, settings, align=align).run(question.text, sources)
                 record = citeg_record(answer, question, scorer, time.perf_counter() - started)
                 if suffix:
                     draft = next((t.outputs for t in answer.trace if t.name == "draft"), {})

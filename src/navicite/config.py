@@ -66,7 +66,7 @@ class IngestSettings(Section):
         160,
         ge=20,
         description="Target words of a passage, the unit that is retrieved, quoted and cited (passages end at a "
-        "sentence end and never cross a section heading); a record of at most 1.5 times this is one passage.",
+        "sentence end and never cross a section heading); a record of at most 2.5 times this (an abstract) is one passage.",
     )
     batch_size: int = Field(
         20000,
@@ -140,7 +140,7 @@ class RetrieveSettings(Section):
     max_queries: int = Field(10, ge=1)
     or_group_cap: int = Field(5, ge=1)
     concurrency: int = Field(4, ge=1)
-    analysis_max_tokens: int = Field(384, ge=64, description="Budget of the keyword-analysis reply.")
+    analysis_max_tokens: int = Field(256, ge=64, description="Budget of the keyword-analysis reply (the embedded 1.5B model writes 170-210 tokens).")
     feedback_docs: int = Field(10, ge=1, description="Top BM25 documents read by the statistical fallback's expansion.")
     bm25_depth: int = Field(300, ge=0, description="Flat-question BM25 hits whose scores feed the reranker (0: none).")
     min_language_share: float = Field(

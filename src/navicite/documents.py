@@ -6,6 +6,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -86,6 +87,22 @@ class Segment:
         return f"{self.doc_id}#{self.index}"
 
 
+def page_label(pages: Sequence[int]) -> str:
+    """``p. 12`` for one page, ``pp. 12-13`` for a range, empty for none."""
+    if not pages:
+        return ""
+    first, last = pages[0], pages[-1]
+    return f"p. {first}" if first == last else f"pp. {first}-{last}"
+
+
+def place_label(pages: Sequence[int], section: str) -> str:
+    """``p. 12, §3.3 Title``: where a passage stands; a numbered section gets a §, a named one stands as it is."""
+    parts = [page_label(pages)] if pages else []
+    if section:
+        parts.append(f"§{section}" if section[:1].isdigit() else section)
+    return ", ".join(parts)
+
+
 #: Metadata key of a passage stored as a :class:`Document`: the id of the document it belongs to.
 PARENT_KEY = "doc_id"
 
@@ -118,10 +135,7 @@ class Passage:
     @property
     def page_label(self) -> str:
         """``p. 12`` or ``pp. 12-13``; empty without pages."""
-        if not self.pages:
-            return ""
-        first, last = self.pages[0], self.pages[-1]
-        return f"p. {first}" if first == last else f"pp. {first}-{last}"
+        return page_label(self.pages)
 
     def as_document(self, parent: Document) -> Document:
         """The passage as an index entry: the parent's title and link, the passage's text and place."""

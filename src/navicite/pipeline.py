@@ -28,7 +28,7 @@ from navicite.collection import Collection
 from navicite.documents import Document, Passage
 from navicite.errors import DocumentNotFound, UserInputError
 from navicite.generate.answer import Answer, Source, StageTrace
-from navicite.generate.citeg import CiteG
+from navicite.generate.citeg import CiteG, Chosen
 from navicite.index.base import LexicalIndex
 from navicite.llm.base import LLM, Usage, UsageLog, usage_scope
 from navicite.navigate.evidence import Navigation
@@ -42,7 +42,7 @@ Mode = Literal["mpr", "navi", "hybrid"]
 MODES: tuple[str, ...] = ("mpr", "navi", "hybrid")
 NO_TREES_HINT = "build them with: navicite tree build [DOC...]"
 
-EventKind = Literal["stage", "token", "reset", "answer"]
+EventKind = Literal["stage", "sources", "token", "reset", "answer"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ class Event:
     """One step of a streamed answer.
 
     ``stage``: a stage finished (``data`` has its name, seconds and a summary);
+    ``sources``: the sources the draft will read (``data["sources"]``: number, title, pages, section, ...);
     ``token``: a piece of the draft; ``reset``: the draft is being rewritten, clear it;
     ``answer``: the final :class:`Answer` (``data["answer"]``).
     """
@@ -211,7 +212,9 @@ class Engine:
                 "navigation found no evidence for this question in the chosen documents; rephrase it or try --mode hybrid"
             )
         for piece in self.citeg.stream(question, sources):
-            if isinstance(piece, Answer):
+            if isinstance(piece, Chosen):
+                yield Event("sources", {"sources": piece.to_dict()})
+            elif isinstance(piece, Answer):
                 piece.trace[:0] = stages
                 _merge_llm(piece, usage)
                 yield Event("answer", {"answer": piece})

@@ -81,6 +81,26 @@ def test_field_mapping_options(tmp_path: Path) -> None:
     assert (doc.title, doc.text, doc.link) == ("Tardigrades", "They survive vacuum.", "https://example.org/p1")
 
 
+def test_empty_records_are_warned_about_and_counted_but_exit_0(tmp_path: Path, run_cli) -> None:
+    corpus = tmp_path / "cranfield" / "corpus.jsonl"
+    corpus.parent.mkdir()
+    records = [{"_id": "1", "title": "Boundary layers", "text": "Slip flow near the wall.", "metadata": {}},
+               {"_id": "471", "title": "", "text": "", "metadata": {}},
+               {"_id": "995", "title": " ", "text": "", "metadata": {}}]
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    home = tmp_path / "home"
+    code, out, err = run_cli("--home", str(home), "ingest", str(corpus.parent))
+    assert code == 0, err
+    assert f"warning: {corpus}:2: record 471 has no title, abstract or text; skipped" in err
+    assert f"warning: {corpus}:3: record 995 has no title, abstract or text; skipped" in err
+    assert "added 1, replaced 0, unchanged 0, failed 0, empty 2 " in err and out == ""
+    code, out, err = run_cli("--home", str(home), "ingest", str(corpus.parent), "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert (summary["unchanged"], summary["failed"], summary["empty"], summary["empty_ids"]) == (1, [], 2, ["471", "995"])
+    assert count(home) == 1
+
+
 def test_failures_of_one_file_and_reason_share_a_line() -> None:
     from navicite.cli.ingest_cmd import failure_lines
     from navicite.ingest import Failure

@@ -99,7 +99,7 @@ def test_a_run_resumes_from_its_records(story: Path, tmp_path: Path, monkeypatch
 
 def test_unknown_method_and_bad_budget_are_user_errors(story: Path, tmp_path: Path) -> None:
     data = load_dataset(f"leval:{story}")
-    with pytest.raises(UserInputError, match="bm25, dense, navi"):
+    with pytest.raises(UserInputError, match="bm25, dense, passages, navi"):
         EvidenceRunner(data, small_settings(tmp_path), ["bm52"], budget=40)
     with pytest.raises(UserInputError, match="--budget"):
         EvidenceRunner(data, small_settings(tmp_path), ["bm25"], budget=0)
@@ -180,3 +180,21 @@ def test_navi_fills_up_to_the_evaluated_budget_unless_the_fill_is_off(story: Pat
     # The fill keeps the walk's pick first and adds the passage sharing most words with the question.
     assert runs["1500"].paths[:2] == [f"{title} > Treasure", f"{title} > Storm [fill]"]
     assert runs["1500"].recall == 1.0 and runs["1500"].llm_calls == runs["0"].llm_calls == 2
+
+
+def test_ranked_passages_take_the_best_within_the_budget_in_document_order(tmp_path: Path) -> None:
+    from navicite.documents import Document
+    from navicite.eval.datasets import EvalQuestion
+    from navicite.eval.evidence import create_evidence_method
+
+    filler = " ".join(f"Sentence {i} of the log notes calm weather and idle boats." for i in range(60))
+    text = f"{filler} The treasure was buried under the lighthouse on the cliff. {filler} The map was hidden in the captain's boot."
+    document = Document(id="story", title="Logbook", text=text)
+    settings = load_settings(tmp_path, ["ingest.passage_words=40"])
+    method = create_evidence_method("passages", settings, tmp_path, budget=120)
+    question = EvalQuestion(id="q", text="Where was the treasure buried, and where was the map hidden?", answers=("lighthouse",), gold={"story": 1})
+    texts, _ = method.run(question, document)
+    joined = " ".join(texts)
+    assert "lighthouse" in joined and "boot" in joined
+    assert joined.index("lighthouse") < joined.index("boot")  # quoted in the document's order
+    assert sum(estimate_tokens(t) for t in texts[:-1]) <= 120

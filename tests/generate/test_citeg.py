@@ -34,7 +34,8 @@ ALIGN = {
 
 
 def citeg(llm, tmp_path, *overrides: str) -> CiteG:
-    return CiteG(llm, load_settings(tmp_path, ["generate.verifier=lexical", *overrides]))
+    """CiteG in the report form, the form of DRAFT."""
+    return CiteG(llm, load_settings(tmp_path, ["generate.verifier=lexical", "generate.format=report", *overrides]))
 
 
 def test_run_produces_a_consistent_cited_answer(scripted_llm, tmp_path) -> None:
@@ -73,7 +74,8 @@ def test_json_round_trip(scripted_llm, tmp_path) -> None:
     assert set(data) == {"question", "answer", "short_answer", "language", "citations", "sentences", "trace"}
     assert data["citations"][0] == {
         "marker": 1, "doc_id": "d1", "title": "Eiffel Tower", "link": "http://a",
-        "passage": SOURCES[0].text, "passage_id": None,
+        "passage": SOURCES[0].text, "passage_id": None, "pages": [], "section": "",
+        "quote": "It was completed in 1889.",
     }
     assert {s["kind"] for s in data["sentences"]} == {"heading", "general", "cited", "unsupported"}
 
@@ -137,3 +139,54 @@ def test_korean_question_asks_for_korean_and_segments_korean(scripted_llm, tmp_p
     # Korean claims against English sources go to the judge: overlap cannot decide them.
     assert answer.llm["stages"]["verify"]["calls"] == 2
     assert answer.answer.endswith("지었다 [2].")
+
+
+# The answer form (the default): what a reader sees first is the answer.
+
+ANSWER_DRAFT = (
+    "The Eiffel Tower was completed in 1889.\n\n"
+    "Gustave Eiffel's company built the Eiffel Tower. It is 330 metres tall."
+)
+
+
+def default_citeg(llm, tmp_path, *overrides: str) -> CiteG:
+    return CiteG(llm, load_settings(tmp_path, ["generate.verifier=lexical", *overrides]))
+
+
+def test_answer_form_opens_with_the_cited_answer(scripted_llm, tmp_path) -> None:
+    align = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}, {"index": 2, "kind": "fact", "sources": [2]},
+                           {"index": 3, "kind": "fact", "sources": [1]}]}
+    llm = scripted_llm("# The Eiffel Tower\n\n## Answer\n\n" + ANSWER_DRAFT, align)
+    answer = default_citeg(llm, tmp_path).run("When was the Eiffel Tower completed?", SOURCES)
+    assert [s.kind for s in answer.sentences] == ["cited", "cited", "cited"]
+    assert answer.answer.startswith("The Eiffel Tower was completed in 1889 [1].")
+    assert answer.sentences[0].text == "The Eiffel Tower was completed in 1889."
+    assert "no title, no headings" in llm.calls[0].prompt
+    draft = next(t for t in answer.trace if t.name == "draft")
+    assert draft.outputs["form"] == "answer-fact"
+
+
+def test_answer_form_gap_sentence_is_neither_cited_nor_flagged(scripted_llm, tmp_path) -> None:
+    draft = "The sources do not say who painted the Eiffel Tower. It was completed in 1889."
+    align = {"sentences": [{"index": 1, "kind": "fact", "sources": []}, {"index": 2, "kind": "fact", "sources": [1]}]}
+    answer = default_citeg(scripted_llm(draft, align), tmp_path).run("Who painted the Eiffel Tower?", SOURCES)
+    assert [s.kind for s in answer.sentences] == ["general", "cited"] and answer.unsupported == []
+    # Only the gap: a refusal, no alignment call, the model's own words kept.
+    llm = scripted_llm("The sources do not say who painted the Eiffel Tower.")
+    answer = default_citeg(llm, tmp_path).run("Who painted the Eiffel Tower?", SOURCES)
+    assert len(llm.calls) == 1 and answer.answer == "The sources do not say who painted the Eiffel Tower."
+
+
+def test_answer_form_stream_ends_with_the_answer_first(scripted_llm, tmp_path) -> None:
+    align = {"sentences": [{"index": i, "kind": "fact", "sources": [1]} for i in (1, 2, 3)]}
+    events = list(default_citeg(scripted_llm("# Eiffel\n\n" + ANSWER_DRAFT, align), tmp_path).stream("When was the Eiffel Tower completed?", SOURCES))
+    shown = "".join(e for e in events if isinstance(e, str)).split("\f")[-1]
+    assert shown == ANSWER_DRAFT and events[-1].answer.startswith("The Eiffel Tower was completed in 1889")
+
+
+def test_short_answer_mode_under_the_answer_form(scripted_llm, tmp_path) -> None:
+    draft = "Answer: 1889\nThe Eiffel Tower was completed in 1889."
+    align = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}, {"index": 2, "kind": "fact", "sources": [1]}]}
+    answer = default_citeg(scripted_llm(draft, align), tmp_path, "generate.short_answer=true").run("When was the Eiffel Tower completed?", SOURCES)
+    assert answer.short_answer == "1889" and answer.answer.startswith("Answer: 1889 [1]")
+    assert [s.kind for s in answer.sentences] == ["cited", "cited"]

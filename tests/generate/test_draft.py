@@ -21,7 +21,8 @@ KOREAN = "# 서울\n\n서울은 대한민국의 수도이다. 서울은 사람�
 
 
 def drafter(llm, tmp_path, *overrides: str) -> Drafter:
-    return Drafter(llm, load_settings(tmp_path, list(overrides)))
+    """A drafter in the report form, which the drafts above are written in (``answer_drafter`` for the default)."""
+    return Drafter(llm, load_settings(tmp_path, ["generate.format=report", *overrides]))
 
 
 def test_prompt_puts_sources_first_and_question_last(scripted_llm, tmp_path) -> None:
@@ -187,3 +188,102 @@ def test_streamed_echo_is_replaced_after_a_reset_piece(scripted_llm, tmp_path) -
     out = list(drafter(llm, tmp_path, "generate.short_answer=true").stream("Capital?", ENTRIES, "en"))
     assert "\f" in out and out[-1].short_answer == "Seoul"
     assert out[out.index("\f") + 1].startswith("Answer: Seoul")
+
+
+# The answer form (generate.format=answer, the default).
+
+def answer_drafter(llm, tmp_path, *overrides: str) -> Drafter:
+    return Drafter(llm, load_settings(tmp_path, list(overrides)))
+
+
+DIRECT = "Seoul is the capital of South Korea. It has been the capital since 1948."
+
+
+def test_answer_form_is_the_default_and_asks_for_the_answer_first(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(DIRECT)
+    draft = answer_drafter(llm, tmp_path).run("What is the capital of South Korea?", ENTRIES, "en")
+    assert draft.text == DIRECT and not draft.refused and draft.short_answer is None
+    user = llm.calls[0].messages[-1].content
+    assert "first sentence answers the question directly" in user
+    assert "no title, no headings" in user and 'title line beginning with "# "' not in user
+    # A question after one fact gets the short length rule only.
+    assert "write one or two sentences with the facts" in user and "two or three short paragraphs" not in user
+    assert user.index('<source id="1">') < user.index("What is the capital of South Korea?")
+    assert user.rstrip().endswith("Write your whole reply in English.")
+
+
+def test_answer_length_follows_the_question_form(scripted_llm, tmp_path) -> None:
+    from navicite.generate.draft import answer_length
+
+    assert answer_length("Were Scott Derrickson and Ed Wood of the same nationality?", "en") == "fact"
+    assert answer_length("How many people live in Seoul?", "en") == "fact"
+    assert answer_length("How does folic acid lower homocysteine?", "en") == "broad"
+    assert answer_length("What are the effects of vitamin D on fractures?", "en") == "broad"
+    assert answer_length("Folic acid and homocysteine", "en") == "open"
+    assert answer_length("VIVA Media AG changed its name in 2004. What does their new acronym stand for?", "en") == "fact"
+    assert answer_length("마리 퀴리는 어떤 노벨상을 받았나요?", "ko") == "fact"
+    assert answer_length("엽산은 어떻게 호모시스테인을 낮추나요?", "ko") == "broad"
+    llm = scripted_llm(DIRECT)
+    answer_drafter(llm, tmp_path).run("How does Seoul govern itself?", ENTRIES, "en")
+    assert "two or three short paragraphs of two to four sentences" in llm.calls[0].prompt
+
+
+def test_answer_form_drops_the_headings_a_model_writes_anyway(scripted_llm, tmp_path) -> None:
+    from navicite.generate.segment import segment_text
+
+    report = "# Seoul\n\n## Introduction\n\nSeoul is the capital of South Korea.\n\n**Conclusion:**\nIt has been the capital since 1948."
+    draft = answer_drafter(scripted_llm(report), tmp_path).run("What is the capital of South Korea?", ENTRIES, "en")
+    assert draft.text == "Seoul is the capital of South Korea.\n\nIt has been the capital since 1948."
+    assert [u.kind for u in segment_text(draft.text)] == ["sentence", "sentence"]
+    # A bare first line is the short answer itself, not a title; labels come off their paragraph.
+    draft = answer_drafter(scripted_llm("Seoul\n\nSeoul is the capital of South Korea."), tmp_path).run("Capital?", ENTRIES, "en")
+    assert draft.text.startswith("Seoul.\n") and segment_text(draft.text)[0].kind == "sentence"
+    draft = answer_drafter(scripted_llm("Answer: Seoul is the capital.\nSummary\nIt is big."), tmp_path).run("Capital?", ENTRIES, "en")
+    assert draft.text == "Seoul is the capital.\nIt is big."
+
+
+def test_sources_do_not_say_is_a_refusal_in_the_models_words(scripted_llm, tmp_path) -> None:
+    said = "The sources do not say who founded Seoul."
+    draft = answer_drafter(scripted_llm(said), tmp_path).run("Who founded Seoul?", ENTRIES, "en")
+    assert draft.refused and draft.text == said
+    draft = answer_drafter(scripted_llm(said + " They say Seoul is the capital of South Korea."), tmp_path).run("Who founded Seoul?", ENTRIES, "en")
+    assert not draft.refused
+    # The old token still works when the model writes it.
+    assert answer_drafter(scripted_llm(REFUSAL), tmp_path).run("Who?", ENTRIES, "en").refused
+
+
+def test_answer_form_echo_is_redrafted_with_its_own_retry(scripted_llm, tmp_path) -> None:
+    echo = "Your first sentence answers the question directly. When the question asks for one thing."
+    llm = scripted_llm(echo, DIRECT)
+    draft = answer_drafter(llm, tmp_path).run("What is the capital of South Korea?", ENTRIES, "en")
+    assert draft.text == DIRECT and draft.attempts == 2
+    assert "first one sentence that gives the answer" in llm.calls[1].messages[-1].content
+
+
+def test_answer_form_stream_reshows_a_draft_whose_title_was_dropped(scripted_llm, tmp_path) -> None:
+    events = list(answer_drafter(scripted_llm("# Seoul\n\n" + DIRECT), tmp_path).stream("Capital?", ENTRIES, "en"))
+    texts = [e for e in events if isinstance(e, str)]
+    assert texts[-2:] == ["\f", DIRECT] and events[-1].text == DIRECT
+    events = list(answer_drafter(scripted_llm(DIRECT), tmp_path).stream("Capital?", ENTRIES, "en"))
+    assert "\f" not in events and "".join(e for e in events if isinstance(e, str)) == DIRECT
+
+
+def test_answer_form_language_repair(scripted_llm, tmp_path) -> None:
+    korean = "서울은 대한민국의 수도이다. 서울은 1948년부터 수도였다."
+    llm = scripted_llm(DIRECT, korean)
+    draft = answer_drafter(llm, tmp_path).run("한국의 수도는 어디인가요?", ENTRIES, "ko")
+    assert draft.repair is not None and draft.repair.accepted and draft.text == korean and draft.draft_language == "en"
+
+
+def test_short_answer_mode_keeps_its_form_under_either_format(scripted_llm, tmp_path) -> None:
+    for form in ("answer", "report"):
+        llm = scripted_llm("Answer: Seoul\nSeoul is the capital of South Korea.")
+        draft = answer_drafter(llm, tmp_path, f"generate.format={form}", "generate.short_answer=true").run("Capital?", ENTRIES, "en")
+        assert draft.short_answer == "Seoul" and draft.text.startswith("Answer: Seoul")
+        assert "Answer: <answer phrase>" in llm.calls[0].prompt
+
+
+def test_report_format_keeps_the_structured_prompt(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(ENGLISH)
+    draft = answer_drafter(llm, tmp_path, "generate.format=report").run("What is the capital of Korea?", ENTRIES, "en")
+    assert 'title line beginning with "# "' in llm.calls[0].prompt and draft.text == ENGLISH

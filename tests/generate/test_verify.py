@@ -135,3 +135,104 @@ def test_unlabelled_sentences_are_guessed_by_their_content() -> None:
     unanswered = [Alignment("fact", (), answered=False)] * 2
     verified = Verifier(LexicalScorer(), threshold=0.5, general_accept=0.8).run(sentences, unanswered, entries)
     assert [v.kind for v in verified] == ["general", "fact"] and verified[1].kept == []
+
+
+# Names, numbers and code the cited source never mentions.
+
+FOLATE = (
+    "In a randomised trial of 100 healthy adults, folic acid supplementation of 0.8 mg a day lowered plasma "
+    "homocysteine by 25 percent after 12 weeks."
+)
+SURVIVAL = (
+    "The coxph() function of the survival package fits Cox proportional hazards models. Time-dependent "
+    "covariates are built with tmerge(), which splits each subject's follow-up at the event times."
+)
+
+
+def test_names_numbers_and_code_are_what_a_claim_names() -> None:
+    from navicite.generate.verify import claim_names
+
+    assert claim_names("The study by Smith et al. shows that folic acid lowers homocysteine.") == ["Smith"]
+    assert claim_names("Smith et al. showed it.") == ["Smith"]
+    assert claim_names("It was built in Paris in 1,889.") == ["1889", "Paris"]
+    assert claim_names("Use `coxph` with tmerge() and time_dep columns.") == ["coxph", "tmerge", "time_dep"]
+    # The first word, the pronoun and the article are capitalised without naming anything.
+    assert claim_names("Both were American, as I said.") == ["American"]
+    # A Korean particle after a name in Latin script is not part of it.
+    assert claim_names("Jonny Craig는 Emarosa 밴드에서 활동했다.") == ["Craig", "Emarosa"]
+
+
+def test_an_invented_author_cannot_be_cited_on_a_source_without_him() -> None:
+    sentence = "The study by Smith et al. shows that folic acid supplementation lowered plasma homocysteine in healthy adults."
+    entries = [entry(1, FOLATE, "Folic acid and homocysteine")]
+    # Even a judge that accepts everything does not make the source cite a name it lacks.
+    llm_says_yes = _Always(1.0)
+    [result] = Verifier(llm_says_yes, threshold=0.5, general_accept=0.8).run([sentence], [Alignment("fact", (1,))], entries)
+    assert result.kept == [] and llm_says_yes.asked == 0
+    assert [(c.source, c.kept, c.scorer) for c in result.checks] == [(1, False, "names")]
+    # The same sentence without the name is cited.
+    plain = "Folic acid supplementation lowered plasma homocysteine in healthy adults."
+    [result] = Verifier(_Always(1.0), threshold=0.5, general_accept=0.8).run([plain], [Alignment("fact", (1,))], entries)
+    assert result.kept == [1]
+
+
+def test_invented_function_names_are_not_supported_by_the_manual() -> None:
+    entries = [entry(1, SURVIVAL, "survival package")]
+    invented = [
+        "The survival package offers two optimizers, Newton-Raphson and Efron, for coxph().",
+        "Time-dependent covariates are built with tmerge() or survSplit().",
+        "The coxph() function fits Cox models on 3 cores.",
+    ]
+    verified = Verifier(_Always(1.0), threshold=0.5, general_accept=0.8).run(invented, [Alignment("fact", (1,))] * 3, entries)
+    assert [v.kept for v in verified] == [[], [], []]
+    stated = "Time-dependent covariates are built with tmerge(), which splits each subject's follow-up."
+    [ok] = Verifier(_Always(1.0), threshold=0.5, general_accept=0.8).run([stated], [Alignment("fact", (1,))], entries)
+    assert ok.kept == [1]
+
+
+def test_a_wrong_number_is_not_cited_even_by_the_rescue() -> None:
+    entries = [entry(1, FOLATE)]
+    sentence = "Folic acid supplementation of 0.8 mg a day lowered plasma homocysteine by 40 percent after 12 weeks."
+    [result] = Verifier(LexicalScorer(), threshold=0.5, general_accept=0.8).run([sentence], [Alignment("fact", ())], entries)
+    assert result.kept == []
+    right = sentence.replace("40", "25")
+    [result] = Verifier(LexicalScorer(), threshold=0.5, general_accept=0.8).run([right], [Alignment("fact", ())], entries)
+    assert result.kept == [1]
+
+
+def test_a_two_source_sentence_passes_when_each_name_is_in_one_of_its_sources() -> None:
+    derrickson = entry(1, "Scott Derrickson is an American director, screenwriter and producer.", "Scott Derrickson")
+    wood = entry(2, "Edward Davis Wood Jr., known as Ed Wood, was an American filmmaker and actor.", "Ed Wood")
+    sentence = "Scott Derrickson and Ed Wood were both American."
+    judge = _Always(1.0)
+    [both] = Verifier(judge, threshold=0.5, general_accept=0.8).run([sentence], [Alignment("fact", (1, 2))], [derrickson, wood])
+    assert both.kept == [1, 2] and judge.asked == 2
+    # Cited on one of them only, Ed Wood is named by no cited source.
+    [one] = Verifier(_Always(1.0), threshold=0.5, general_accept=0.8).run([sentence], [Alignment("fact", (1,))], [derrickson, wood])
+    assert 1 not in one.kept
+
+
+def test_a_kept_source_is_dropped_when_together_they_miss_a_name(scripted_llm) -> None:
+    # The judge accepts source 1 and rejects source 2, which has the name: source 1 alone cannot carry it.
+    derrickson = entry(1, "Scott Derrickson is an American director.", "Scott Derrickson")
+    wood = entry(2, "Ed Wood was an American filmmaker.", "Ed Wood")
+    llm = scripted_llm({"supported": True}, {"supported": False})
+    [result] = Verifier(JudgeScorer(llm), threshold=0.5, general_accept=0.8).run(
+        ["Scott Derrickson and Ed Wood were both American."], [Alignment("fact", (1, 2))], [derrickson, wood]
+    )
+    assert result.kept == [] and result.support is None
+    assert [(c.source, c.kept, c.scorer) for c in result.checks] == [(1, False, "llm+names"), (2, False, "llm")]
+
+
+class _Always:
+    """A scorer that gives every pair the same score and counts the pairs it was asked about."""
+
+    name = "llm"
+
+    def __init__(self, score: float) -> None:
+        self.value = score
+        self.asked = 0
+
+    def score(self, pairs):
+        self.asked += len(pairs)
+        return [(self.value, self.name) for _ in pairs]

@@ -12,7 +12,15 @@ import pytest
 
 from navicite.documents import Document, content_id
 from navicite.ingest.base import Failure
-from navicite.ingest.records import FieldMapping, load_beir, load_json, load_jsonl, load_title_corpus, record_to_document
+from navicite.ingest.records import (
+    EmptyRecord,
+    FieldMapping,
+    load_beir,
+    load_json,
+    load_jsonl,
+    load_title_corpus,
+    record_to_document,
+)
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
@@ -96,6 +104,30 @@ def test_beir_folder_reads_only_the_corpus(tmp_path: Path, write_beir: Callable[
     assert [d.id for d in docs] == ["d1", "d2"] and not failures
 
 
+def test_beir_records_with_blank_content_are_empty_not_failed(tmp_path: Path, write_beir: Callable[..., Path]) -> None:
+    # Cranfield's shape: the fields are there, their values are empty.
+    folder = write_beir(tmp_path / "beir", [
+        {"_id": "d1", "title": "Wing flutter", "text": "Flutter grows with speed.", "metadata": {}},
+        {"_id": "471", "title": "", "text": "", "metadata": {}},
+        {"_id": "995", "title": "  ", "text": "\n\t", "metadata": {}},
+        {"_id": "d4", "title": "", "text": "Only a text."},
+    ])
+    items = list(load_beir(folder, FieldMapping()))
+    corpus = folder / "corpus.jsonl"
+    assert [i.id for i in items if isinstance(i, Document)] == ["d1", "d4"]
+    assert [i for i in items if isinstance(i, EmptyRecord)] == [EmptyRecord(f"{corpus}:2", "471"), EmptyRecord(f"{corpus}:3", "995")]
+    assert not [i for i in items if isinstance(i, Failure)]
+    assert str(EmptyRecord(f"{corpus}:2", "471")) == f"{corpus}:2: record 471 has no title, abstract or text; skipped"
+
+
+def test_null_or_blank_mapped_fields_are_empty_but_absent_ones_fail() -> None:
+    assert record_to_document({"id": "n", "title": None, "abstract": [], "text": None}, FieldMapping(), "f:1") == EmptyRecord("f:1", "n")
+    assert record_to_document({"pid": "p", "body": {"x": ""}}, FieldMapping(id="pid", text="body.x"), "f:2") == EmptyRecord("f:2", "p")
+    # None of the content fields at all: most likely a wrong mapping, which must not pass quietly.
+    assert record_to_document({"pid": "p"}, FieldMapping(id="pid", text="body.x"), "f:3") == Failure("f:3", "record has no title and no text")
+    assert record_to_document({"title": "", "text": ""}, FieldMapping(), "f:4") == EmptyRecord("f:4", "")
+
+
 def test_beir_folder_without_corpus_is_a_failure(tmp_path: Path) -> None:
     items = list(load_beir(tmp_path, FieldMapping()))
     assert len(items) == 1 and "no corpus.jsonl" in items[0].reason
@@ -118,6 +150,14 @@ def test_shared_hotpotqa_and_musique_corpora() -> None:
     musique, failed = split(list(load_title_corpus(DATA / "musique" / "hipporag-train-corpus.json", FieldMapping())))
     # MuSiQue repeats titles across paragraphs, so ids come from title and text together.
     assert len(musique) == 1890 and len({d.id for d in musique}) == 1890 and not failed
+
+
+def test_title_corpus_entry_without_title_or_text_is_empty(tmp_path: Path) -> None:
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps({"Alpha": ["Alpha is a letter."], "": [" ", ""]}), encoding="utf-8")
+    items = list(load_title_corpus(path, FieldMapping()))
+    assert [type(i).__name__ for i in items] == ["Document", "EmptyRecord"]
+    assert items[1] == EmptyRecord(f"{path}#''", "")
 
 
 def test_title_corpus_format_rejects_other_objects(tmp_path: Path) -> None:

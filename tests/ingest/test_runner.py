@@ -89,6 +89,23 @@ def test_crash_mid_run_keeps_completed_batches(tmp_path: Path, write_jsonl: Call
     assert (resumed.added, resumed.unchanged) == (4, 6)
 
 
+def test_empty_records_are_counted_not_indexed_and_do_not_fail(tmp_path: Path, write_beir: Callable[..., Path]) -> None:
+    folder = write_beir(tmp_path / "cranfield", [
+        {"_id": "1", "title": "Boundary layers", "text": "Slip flow near the wall.", "metadata": {}},
+        {"_id": "471", "title": "", "text": "", "metadata": {}},
+        {"_id": "2", "title": "Heat transfer", "text": "Hypersonic noses heat up.", "metadata": {}},
+        {"_id": "995", "title": "", "text": " ", "metadata": {}},
+    ])
+    settings = settings_for(tmp_path / "home")
+    summary = ingest([folder], settings)
+    assert summary.ok and (summary.added, summary.documents) == (2, 2)
+    corpus = folder / "corpus.jsonl"
+    assert [(e.where, e.id) for e in summary.empty] == [(f"{corpus}:2", "471"), (f"{corpus}:4", "995")]
+    out = summary.to_dict()
+    assert (out["empty"], out["empty_ids"], out["failed"]) == (2, ["471", "995"], [])
+    assert sorted(index_package.create(settings).ids()) == ["1", "2"]
+
+
 def test_missing_path_changes_nothing(tmp_path: Path) -> None:
     good = tmp_path / "good.txt"
     good.write_text("some text", encoding="utf-8")

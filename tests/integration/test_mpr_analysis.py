@@ -9,7 +9,7 @@ import pytest
 from navicite import index as index_package
 from navicite.config import Settings
 from navicite.documents import Document
-from navicite.llm.base import LLM
+from navicite.llm.base import LLM, usage_scope
 from navicite.rerank.fusion import FusionReranker
 from navicite.retrieve.keywords import is_generic
 from navicite.retrieve.mpr import MultiPortfolioRetriever
@@ -32,10 +32,13 @@ def retriever(real_llm: LLM, tmp_path_factory: pytest.TempPathFactory) -> MultiP
 
 
 def test_english_question_gets_valid_keywords(retriever: MultiPortfolioRetriever) -> None:
-    analysis = retriever.analyzer.run("Summarise whether statins reduce the risk of heart attacks.")
+    with usage_scope() as calls:
+        analysis = retriever.analyzer.run("Summarise whether statins reduce the risk of heart attacks.")
     assert analysis.path == "llm", analysis.fallback_reason
+    # One call that ends within its budget: a cut reply would cost a repair call as long again.
+    assert len(calls) == 1 and calls[0].completion_tokens < retriever.analyzer.max_tokens, calls
     assert analysis.language == "en"
-    assert 1 <= len(analysis.primary) <= 5 and len(analysis.expanded) <= 3
+    assert 1 <= len(analysis.primary) <= 5 and 1 <= len(analysis.expanded) <= 3
     terms = [k.term.lower() for k in analysis.primary]
     assert any("statin" in t for t in terms)
     assert not any(is_generic(k.term) for k in analysis.primary + analysis.expanded)
@@ -51,5 +54,7 @@ def test_korean_question_is_analysed_and_translated_for_g(retriever: MultiPortfo
     # The collection also holds English documents, so G searches with English translations.
     assert result.translation is not None and result.translation.language == "en", result.portfolios.skipped
     assert any(q.portfolio == "G" for q in result.portfolios.queries)
-    assert result.llm["analyze"]["calls"] >= 1 and result.llm["translate"]["calls"] >= 1
+    # Korean takes more tokens per keyword than English: the reply must still fit the budget in one call.
+    assert result.llm["analyze"]["calls"] == 1 and result.llm["translate"]["calls"] >= 1
+    assert result.llm["analyze"]["completion_tokens"] < retriever.analyzer.max_tokens
     assert {c.doc_id for c in result.pool} & {"k1", "e1"}

@@ -5,13 +5,13 @@ import asyncio
 from navicite.index.base import LexicalIndex
 from navicite.llm import LLMUnavailableError
 from navicite.llm.scripted import ScriptedLLM
-from navicite.retrieve.expand import QueryAnalyzer
+from navicite.llm.jsonout import json_schema_of
+from navicite.retrieve.expand import AnalysisReply, QueryAnalyzer
 from navicite.retrieve.fallback import StatisticalAnalyzer
 
 QUESTION = "Give me an overview: does vitamin D prevent hip fractures in elderly women?"
 
 GOOD = {
-    "language": "en",
     "primary": [
         {"term": "overview", "synonyms": []},
         {"term": "vitamin D", "synonyms": ["cholecalciferol", "Summary"]},
@@ -21,12 +21,7 @@ GOOD = {
         {"term": "supplementation", "synonyms": []},
         {"term": "falls", "synonyms": []},
     ],
-    "expanded": [
-        {"term": "bone mineral density", "synonyms": ["BMD"], "reason": "outcome measured"},
-        {"term": "osteoporosis", "synonyms": [], "reason": "underlying disease"},
-        {"term": "calcium", "synonyms": [], "reason": "co-supplement"},
-        {"term": "falls", "synonyms": [], "reason": "mechanism"},
-    ],
+    "expanded": ["bone mineral density", "osteoporosis", "calcium", "falls"],
 }
 
 
@@ -41,7 +36,7 @@ def test_llm_path_trims_counts_and_drops_generic_words(small_index: LexicalIndex
     assert [k.term for k in result.primary] == ["vitamin D", "hip fracture", "elderly women", "prevention", "supplementation"]
     assert result.primary[0].synonyms == ("cholecalciferol",)
     assert [k.term for k in result.expanded] == ["bone mineral density", "osteoporosis", "calcium"]
-    assert result.expanded[0].reason == "outcome measured"
+    assert all(k.synonyms == () and k.reason == "" for k in result.expanded)
     assert result.dropped == ["overview", "Summary"]
     assert result.language == "en"
     (call,) = llm.calls
@@ -58,7 +53,7 @@ def test_invalid_json_after_repair_takes_the_fallback(small_index: LexicalIndex)
 
 
 def test_only_generic_primaries_take_the_fallback(small_index: LexicalIndex) -> None:
-    reply = {"language": "en", "primary": [{"term": "summary"}, {"term": "요약"}], "expanded": []}
+    reply = {"primary": [{"term": "summary"}, {"term": "요약"}], "expanded": []}
     result = analyzer(ScriptedLLM([reply]), small_index).run(QUESTION)
     assert result.path == "fallback"
     assert "generic" in (result.fallback_reason or "")
@@ -75,3 +70,20 @@ def test_async_twin_gives_the_same_analysis(small_index: LexicalIndex) -> None:
     sync = analyzer(ScriptedLLM([GOOD]), small_index).run(QUESTION)
     asynchronous = asyncio.run(analyzer(ScriptedLLM([GOOD]), small_index).arun(QUESTION))
     assert sync == asynchronous
+
+
+def test_schema_asks_only_for_what_the_portfolios_read() -> None:
+    # Each field the model writes costs seconds on a CPU; language is detected in code,
+    # and the portfolios read an expansion's term alone.
+    schema = json_schema_of(AnalysisReply)
+    assert set(schema["properties"]) == {"primary", "expanded"}
+    assert schema["properties"]["expanded"]["items"]["type"] == "string"
+    keyword = next(iter(schema["$defs"].values()))
+    assert set(keyword["properties"]) == {"term", "synonyms"}
+
+
+def test_older_reply_shape_still_validates(small_index: LexicalIndex) -> None:
+    # A backend not held to the schema may answer in the shape the prompt used to ask for.
+    old = {**GOOD, "language": "en", "expanded": [{"term": "osteoporosis", "synonyms": ["bone loss"], "reason": "disease"}]}
+    result = analyzer(ScriptedLLM([old]), small_index).run(QUESTION)
+    assert result.path == "llm" and [k.term for k in result.expanded] == ["osteoporosis"]

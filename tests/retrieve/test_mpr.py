@@ -14,7 +14,6 @@ from navicite.rerank.fusion import FusionReranker
 from navicite.retrieve.mpr import MultiPortfolioRetriever
 
 ANALYSIS = {
-    "language": "en",
     "primary": [
         {"term": "vitamin D", "synonyms": ["cholecalciferol"]},
         {"term": "fracture", "synonyms": []},
@@ -22,11 +21,7 @@ ANALYSIS = {
         {"term": "supplementation", "synonyms": []},
         {"term": "women", "synonyms": []},
     ],
-    "expanded": [
-        {"term": "bone density", "synonyms": [], "reason": "outcome"},
-        {"term": "osteoporosis", "synonyms": [], "reason": "disease"},
-        {"term": "falls", "synonyms": [], "reason": "mechanism"},
-    ],
+    "expanded": ["bone density", "osteoporosis", "falls"],
 }
 TRANSLATION = {"primary": ["비타민 D", "골절", "노인"], "expanded": ["골밀도", "골다공증", "낙상"]}
 

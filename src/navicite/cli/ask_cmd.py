@@ -5,9 +5,15 @@ from __future__ import annotations
 from typing import Annotated, Any, Optional
 
 import typer
+from rich.console import Group
+from rich.live import Live
+from rich.spinner import Spinner
+from rich.table import Table
+from rich.text import Text
 
 from navicite.cli import app
 from navicite.cli.common import err_console, out_console, print_json, settings
+from navicite.documents import place_label
 from navicite.generate.render import render_answer
 from navicite.pipeline import Engine
 
@@ -34,27 +40,45 @@ def ask(
         err_console.print("no documents yet: run [bold]navicite ingest PATH[/] (or [bold]navicite ingest --sample[/]) first")
         raise typer.Exit(2)
     answer = None
-    streamed = False
-    with err_console.status("navigating the knowledge trees…" if mode == "navi" else "finding sources…") as status:
+    draft = Text()
+    # One live region: the sources, then the draft as it is written; the cited answer replaces it.
+    live = Live(Group(), console=err_console, transient=True, refresh_per_second=8)
+    shown: list[Any] = []
+    waiting = "navigating the knowledge trees…" if mode == "navi" else "finding sources…"
+    status = Spinner("dots", text=waiting)
+    with live:
+        live.update(Group(status))
         for event in engine.ask_stream(question, mode, doc):  # type: ignore[arg-type]
             if event.kind == "stage":
-                status.update(stage_line(event.data, mode))
+                status.update(text=stage_line(event.data, mode))
+            elif event.kind == "sources" and not as_json:
+                shown = [sources_table(event.data["sources"])]
+                status.update(text=f"reading {len(event.data['sources'])} sources and writing the answer…")
             elif event.kind == "token" and not as_json:
-                if not streamed:
-                    status.stop()
-                    streamed = True
-                err_console.print(event.data["text"], end="", highlight=False, markup=False)
+                draft.append(event.data["text"])
             elif event.kind == "reset" and not as_json:
-                err_console.print("\n[dim](rewriting the draft in the question's language…)[/]")
+                draft = Text()
+                status.update(text="rewriting the draft in the question's language…")
             elif event.kind == "answer":
                 answer = event.data["answer"]
+                continue
+            live.update(Group(*shown, draft, status))
     assert answer is not None
-    if streamed:
-        err_console.print()
     if as_json:
         print_json(answer.to_dict())
     else:
         render_answer(answer, out_console, show_timing=timing)
+
+
+def sources_table(sources: list[dict[str, Any]]) -> Table:
+    """The sources the draft reads, shown while it is written."""
+    table = Table(title="sources", title_justify="left", show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column()
+    table.add_column(style="green")
+    for s in sources:
+        table.add_row(f"{s['number']}", s.get("title") or s["doc_id"], place_label(s.get("pages") or [], s.get("section") or ""))
+    return table
 
 
 def stage_line(data: dict[str, Any], mode: str) -> str:

@@ -16,7 +16,7 @@ from rich.table import Table
 from navicite.cli import app
 from navicite.cli.common import err_console, out_console, print_json, settings
 from navicite.collection import Collection
-from navicite.documents import Document
+from navicite.documents import Document, place_label
 from navicite.errors import DocumentNotFound
 from navicite.index import LexicalIndex, create, free_text, parse_boolean
 from navicite.index.base import HIGHLIGHT_END, HIGHLIGHT_START
@@ -104,13 +104,7 @@ def search_command(
 
 
 def _place(pages: list[int], section: list[str]) -> str:
-    """``p. 3 · 2.1 Data``: where a passage stands, as far as it is known."""
-    parts = []
-    if pages:
-        parts.append(f"p. {pages[0]}" if pages[0] == pages[-1] else f"pp. {pages[0]}-{pages[-1]}")
-    if section:
-        parts.append(section[-1])
-    return " · ".join(parts)
+    return place_label(pages, section[-1] if section else "")
 
 
 def _search_mpr(ctx: typer.Context, question: str, k: int, as_json: bool) -> None:

@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from navicite.cli import app
-from navicite.cli.common import err_console, print_json, settings
+from navicite.cli.common import err_console, out_console, print_json, settings, state
 from navicite.config import Settings
 from navicite.errors import UserInputError
 
@@ -127,18 +127,85 @@ def _print_methods(title: str, results: dict, json_out: bool) -> None:
 @eval_app.command("qa")
 def qa(
     ctx: typer.Context,
-    dataset: DatasetOption,
-    answers: AnswersOption,
+    dataset: Annotated[Optional[str], typer.Option("--dataset", "-d", help="Saved answers: KIND:PATH of their data set (beir, hotpotqa, musique, leval, jsonl).")] = None,
+    answers: Annotated[Optional[Path], typer.Option("--answers", "-a", help="Saved answers, one JSON object per line.")] = None,
     split: Annotated[Optional[str], typer.Option("--split", help="BEIR qrels split (default test).")] = None,
+    docs: Annotated[Optional[list[Path]], typer.Option("--docs", help="Your documents: a file or folder to ask over (repeatable; more paths may follow it).")] = None,
+    questions: Annotated[Optional[Path], typer.Option("--questions", "-q", help="With --docs: JSONL of question, answer, all_of (and file).")] = None,
+    method: Annotated[Optional[list[str]], typer.Option("--method", "-m", help="With --docs: NAME (document, flat, default) or NAME=section.key=value,... (repeatable); default all three built-ins.")] = None,
+    cache_home: Annotated[Optional[Path], typer.Option("--cache-home", help="With --docs: data directory whose cache the run shares (default --home).")] = None,
+    limit: LimitOption = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="With --docs: folder for per_question.jsonl (every answer, its citations and pages), summary.json and report.md; replaced each run.")] = None,
     json_out: JsonOption = False,
+    more_docs: Annotated[Optional[list[Path]], typer.Argument(help="Further document paths (after --docs).", metavar="PATH", show_default=False)] = None,
 ) -> None:
-    """Score saved answers: EM/F1, multiple-choice accuracy, language match, answer-in-context recall."""
+    """Score answers: saved ones against a data set (--dataset, --answers), or new ones asked over your documents.
+
+    With --docs and --questions the documents are ingested once into a scratch collection and every
+    question is asked the way navicite ask asks it, once per method; the table shows accuracy, the
+    share of cited answers, page accuracy and the LLM cost per answer.
+    """
+    paths = [*(docs or []), *(more_docs or [])]
+    if paths or questions is not None:
+        if dataset or answers:
+            raise UserInputError("--dataset/--answers score saved answers, --docs/--questions ask new ones; use one pair")
+        if questions is None:
+            raise UserInputError("--docs needs --questions FILE.jsonl (question, answer, all_of a line)")
+        _docs_qa(ctx, paths, questions, method, cache_home, limit, out, json_out)
+        return
+    if not dataset or not answers:
+        raise UserInputError("eval qa needs --dataset and --answers (score saved answers) or --docs and --questions (ask over documents)")
+    for name, given in (("--method", method), ("--cache-home", cache_home), ("--out", out), ("--limit", limit)):
+        if given:
+            raise UserInputError(f"{name} goes with --docs and --questions")
     from navicite.eval.answers import read_answers, score_qa
     from navicite.eval.datasets import load_dataset
 
     data = load_dataset(dataset, split)
     results = score_qa(read_answers(answers), data.questions)
     _print_methods(f"Answers: {data.name}", {"dataset": data.name, **results} if json_out else results, json_out)
+
+
+def _docs_qa(
+    ctx: typer.Context,
+    paths: list[Path],
+    questions_file: Path,
+    method: list[str] | None,
+    cache_home: Path | None,
+    limit: int | None,
+    out: Path | None,
+    json_out: bool,
+) -> None:
+    """``eval qa --docs``: every input checked before the scratch collection or ``--out`` is touched."""
+    from navicite.eval.docqa import DocQARecord, DocQARunner, RecordWriter, load_questions, markdown, parse_methods
+
+    questions = load_questions(questions_file)
+    questions = questions[:limit] if limit else questions
+    methods = parse_methods(method)
+    if out is not None and out.exists() and not out.is_dir():
+        raise UserInputError(f"--out {out}: a file is there; give a folder")
+    current = state(ctx)
+    home = settings(ctx).home
+
+    def progress(record: DocQARecord, done: int, total: int) -> None:
+        verdict = "error: " + record.error if record.error else ", ".join([
+            "correct" if record.correct else "wrong",
+            "cited" if record.cited else "uncited",
+            *([] if record.page_correct is None else ["page ok" if record.page_correct else "page wrong"]),
+        ])
+        err_console.print(f"{record.method} {done}/{total} {record.file or '-'}: {verdict} "
+                          f"({record.seconds:.1f} s, {record.usage.get('calls', 0)} LLM calls)", markup=False, highlight=False)
+
+    runner = DocQARunner(home, current.overrides, cache_home, progress=progress,
+                         notify=lambda message: err_console.print(message, markup=False, highlight=False))
+    writer = RecordWriter(out)
+    report = runner.run(paths, questions, methods, questions_file, writer)
+    for path in writer.finish(report):
+        err_console.print(f"wrote {path}", markup=False, highlight=False)
+    if json_out:
+        print_json(report.to_dict())
+    else:
+        out_console.print(markdown(report), markup=False, highlight=False, soft_wrap=True)
 
 
 @eval_app.command("citations")
@@ -203,7 +270,7 @@ def judge_agreement(
 def evidence(
     ctx: typer.Context,
     dataset: DatasetOption,
-    method: Annotated[Optional[list[str]], typer.Option("--method", "-m", help="bm25, dense, navi or navi-memory (repeatable); default bm25 and dense.")] = None,
+    method: Annotated[Optional[list[str]], typer.Option("--method", "-m", help="bm25, dense, passages, navi or navi-memory (repeatable); default bm25 and dense.")] = None,
     budget: Annotated[int, typer.Option("--budget", min=1, help="Evidence tokens every method may hand over.")] = 1500,
     doc: Annotated[Optional[list[str]], typer.Option("--doc", help="Only questions about this document (repeatable).")] = None,
     per_doc: Annotated[Optional[int], typer.Option("--per-doc", min=1, help="Use only the first N questions of each document.")] = None,

@@ -40,8 +40,9 @@ def ingest_command(
 
     Formats: JSONL/JSON records (map fields with --*-field; dotted paths like
     titles.0.title work), BEIR corpus folders, HotpotQA-style title->sentences
-    corpora, Markdown, plain text, HTML and PDF. Exit code 1 if any file or
-    record failed, 2 for a path that does not exist.
+    corpora, Markdown, plain text, HTML and PDF. Records with no title, abstract
+    or text are skipped with a warning. Exit code 1 if any file or record
+    failed, 2 for a path that does not exist.
     """
     targets = list(paths or [])
     if sample:
@@ -57,7 +58,8 @@ def ingest_command(
 
 
 def _embed_with_progress(ctx: typer.Context) -> EmbedReport:
-    from navicite import embed, index
+    from navicite import embed
+    from navicite.collection import Collection
     from navicite.ingest.vectors import embed_collection
     from navicite.vectors import open_store
 
@@ -65,16 +67,16 @@ def _embed_with_progress(ctx: typer.Context) -> EmbedReport:
     bar = Progress(TextColumn("[bold]embed[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=err_console, transient=True)
     task = bar.add_task("", total=None)
-    lexical = index.create(cfg)
+    collection = Collection(cfg)
     store = open_store(cfg.home, cfg.embed.model)
     try:
-        with bar:
-            report = embed_collection(lexical, store, embed.create(cfg),
+        with bar:  # passages are what retrieval ranks, so they are what gets a vector
+            report = embed_collection(collection.passages, store, embed.create(cfg),
                                       progress=lambda done, total: bar.update(task, completed=done, total=total))
     finally:
         store.close()
-        lexical.close()
-    err_console.print(f"embedded {report.embedded:,} of {report.documents:,} documents for re-ranking", highlight=False)
+        collection.close()
+    err_console.print(f"embedded {report.embedded:,} of {report.documents:,} passages for re-ranking", highlight=False)
     return report
 
 
@@ -136,12 +138,17 @@ def _print_summary(summary: IngestSummary, as_json: bool, extra: dict[str, int] 
                           highlight=False, markup=False)
     if summary.skipped:
         err_console.print(f"note: skipped {len(summary.skipped)} files of no known format", highlight=False)
+    for record in summary.empty[:MAX_LISTED_FAILURES]:
+        err_console.print(f"warning: {record}", highlight=False, markup=False, soft_wrap=True)
+    if len(summary.empty) > MAX_LISTED_FAILURES:
+        err_console.print(f"... and {len(summary.empty) - MAX_LISTED_FAILURES} more empty records", highlight=False)
     if as_json:
         print_json({**summary.to_dict(), **(extra or {})})
         return
+    empty = f", empty {len(summary.empty):,}" if summary.empty else ""
     err_console.print(
         f"added {summary.added:,}, replaced {summary.replaced:,}, unchanged {summary.unchanged:,}, "
-        f"failed {len(summary.failed):,} — {summary.documents:,} documents in {summary.seconds:.1f} s "
+        f"failed {len(summary.failed):,}{empty} — {summary.documents:,} documents in {summary.seconds:.1f} s "
         f"({summary.docs_per_second:,.0f} docs/s)",
         highlight=False,
         soft_wrap=True,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from navicite.eval.runner import RetrievalReport
@@ -20,24 +21,27 @@ def _columns(report: RetrievalReport) -> list[str]:
     return names
 
 
+def markdown_report(title: str, header: Sequence[str], rows: Iterable[Sequence[str]], notes: Iterable[str] = ()) -> str:
+    """A Markdown report: ``# title``, one table row per entry of ``rows``, then a line per note."""
+    lines = [f"# {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+    for note in notes:
+        lines += ["", f"Note: {note}"]
+    return "\n".join(lines) + "\n"
+
+
 def markdown_table(report: RetrievalReport) -> str:
     """One row per method: metrics, questions, LLM calls per question, p50/p95 seconds per question."""
     columns = _columns(report)
     header = ["method", "n", *columns, "LLM calls/q", "s/q p50", "s/q p95"]
-    lines = [
-        f"# Retrieval: {report.dataset}" + (f" ({report.split})" if report.split else ""),
-        "",
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-    ]
+    rows = []
     for s in report.summaries:
         total = s.seconds.get("total", {"p50": 0.0, "p95": 0.0})
         cells = [s.method, str(s.questions), *(f"{s.metrics.get(c, 0.0):.4f}" for c in columns)]
         cells += [f"{s.llm['calls_per_question']:.2f}", f"{total['p50']:.3f}", f"{total['p95']:.3f}"]
-        lines.append("| " + " | ".join(cells) + " |")
-    for note in report.notes:
-        lines += ["", f"Note: {note}"]
-    return "\n".join(lines) + "\n"
+        rows.append(cells)
+    title = f"Retrieval: {report.dataset}" + (f" ({report.split})" if report.split else "")
+    return markdown_report(title, header, rows, report.notes)
 
 
 def plot_recall(report: RetrievalReport, path: Path) -> None:

@@ -10,6 +10,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from navicite.documents import place_label
+
 #: How a unit of the answer relates to the sources.
 #: ``cited``: a claim with at least one verified source; ``general``: a statement the
 #: aligner judged to need no source; ``unsupported``: a claim no source was verified for
@@ -54,13 +56,7 @@ class Citation:
     @property
     def place(self) -> str:
         """``p. 12, §3.3 Stanford heart transplant``: page(s) and section, as far as they are known."""
-        parts = []
-        if self.pages:
-            first, last = self.pages[0], self.pages[-1]
-            parts.append(f"p. {first}" if first == last else f"pp. {first}-{last}")
-        if self.section:  # a numbered section reads as "§3.3 Title", a named one as its name
-            parts.append(f"§{self.section}" if self.section[:1].isdigit() else self.section)
-        return ", ".join(parts)
+        return place_label(self.pages, self.section)
 
     def block_line(self) -> str:
         """The entry as printed in the citation block: ``[n] title — p. 12, §3.3 — link``."""

@@ -12,6 +12,7 @@ import asyncio
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from navicite.config import Settings
@@ -19,7 +20,7 @@ from navicite.errors import UserInputError
 from navicite.generate.align import Aligner, AlignResult, create_aligner
 from navicite.generate.answer import Answer, SentenceKind, SentenceRecord, Source, StageTrace
 from navicite.generate.cite import assign_markers, insert_markers
-from navicite.generate.draft import Draft, Drafter, claim_text
+from navicite.generate.draft import Draft, Drafter, claim_text, is_no_answer_sentence
 from navicite.generate.segment import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
 from navicite.generate.verify import Verified, Verifier, create_scorer
@@ -41,6 +42,20 @@ class _Trace:
             yield outputs
         finally:
             self.stages.append(StageTrace(name, round(time.perf_counter() - start, 4), inputs, outputs))
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """Streamed before the draft: the sources the model is about to read, so a reader sees them first."""
+
+    entries: list[ContextEntry]
+
+    def to_dict(self) -> list[dict[str, Any]]:
+        return [
+            {"number": e.number, "doc_id": e.source.doc_id, "title": e.source.title, "passage_id": e.source.passage_id,
+             "pages": list(e.source.pages), "section": e.source.section[-1] if e.source.section else "", "link": e.source.link}
+            for e in self.entries
+        ]
 
 
 class CiteG:
@@ -74,15 +89,15 @@ class CiteG:
         """Async twin of :meth:`run` (the work runs in a worker thread)."""
         return await asyncio.to_thread(self.run, question, sources)
 
-    def stream(self, question: str, sources: list[Source]) -> Iterator[str | Answer]:
-        """Pieces of the draft's text as the model writes them, then the :class:`Answer`.
+    def stream(self, question: str, sources: list[Source]) -> Iterator[str | Chosen | Answer]:
+        """The chosen sources, pieces of the draft's text as the model writes them, then the :class:`Answer`.
 
         A piece ``"\\f"`` means the draft is being rewritten (it came back in the wrong
         language): clear what was shown and show the pieces that follow instead.
         """
         yield from self._events(question, sources, streaming=True)
 
-    def _events(self, question: str, sources: list[Source], streaming: bool) -> Iterator[str | Answer]:
+    def _events(self, question: str, sources: list[Source], streaming: bool) -> Iterator[str | Chosen | Answer]:
         if not question or not question.strip():
             raise UserInputError("the question is empty; ask something, e.g. navicite ask \"what is ...?\"")
         with usage_scope() as calls:
@@ -91,6 +106,8 @@ class CiteG:
             with trace.stage("sources", candidates=len(sources)) as out:
                 entries = self.selector.run(sources)
                 out.update(chosen=[e.source.doc_id for e in entries], truncated=sum(e.truncated for e in entries))
+            if streaming:
+                yield Chosen(entries)
             with trace.stage("draft", language=language, sources=len(entries)) as out:
                 if not entries:
                     draft = self.drafter.without_sources(language)
@@ -104,7 +121,7 @@ class CiteG:
                     assert draft is not None
                 else:
                     draft = self.drafter.run(question, entries, language)
-                out.update(draft.trace())
+                out.update(draft.trace(), form=self.drafter.form(question, language))
             yield self._cite(question, draft, entries, trace, calls)
 
     def _cite(self, question: str, draft: Draft, entries: list[ContextEntry], trace: _Trace, calls: list[Usage]) -> Answer:
@@ -126,6 +143,9 @@ class CiteG:
                 verified = verifier.run([claim_text(t) for t in texts], aligned.alignments, entries)
             else:
                 verified = [Verified("general") for _ in sentences]
+            if self.drafter.answer_form:
+                # "The sources do not say ..." reports a gap; there is nothing in it to cite or to flag.
+                verified = [Verified("general") if is_no_answer_sentence(t) else v for t, v in zip(texts, verified)]
             out.update(checks=sum(len(v.checks) for v in verified), kept=sum(len(v.kept) for v in verified))
         with trace.stage("cite") as out:
             answer = self._assemble(question, draft, units, verified, entries)
@@ -149,7 +169,7 @@ class CiteG:
             per_unit_kept.append(v.kept)
             kinds.append("cited" if v.kept else ("general" if v.kind == "general" else "unsupported"))
             unit_results.append(v)
-        markers = assign_markers(per_unit_kept, entries)
+        markers = assign_markers(per_unit_kept, entries, [u.text for u in units])
         records = [
             SentenceRecord(u.text, kind, m, v.support if v else None, v.checks if v else [])
             for u, kind, m, v in zip(units, kinds, markers.per_unit, unit_results)

@@ -1,5 +1,11 @@
 """Draft: one LLM call writes the answer from the chosen sources, in the question's language.
 
+Two forms (``generate.format``): ``answer`` opens with the sentence that answers the
+question and adds only as much as the question's form calls for (no headings; a title
+or section label the model writes anyway is taken out, so the first sentence of the
+answer is the answer); ``report`` is the method's title / introduction / body /
+conclusion. The short-answer mode (``Answer: <phrase>`` first) serves both.
+
 When most of the draft comes back in another language, one more call translates it
 (:class:`~navicite.generate.language.LanguageRepair`); the draft records the attempt.
 
@@ -60,6 +66,121 @@ _FINISHED = re.compile(r"[.!?。！？…)\]\"'”’»*]\s*$")
 _LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
 # A full stop ends a sentence before a space; the CJK ones need none.
 _SENTENCE_END = re.compile(r"[.!?…][)\]\"'”’»]*(?=\s)|[。！？][)\]\"'”’»」]*")
+
+
+# Section names a model writes as headings or as labels in front of a paragraph.
+_SECTION = (
+    r"(?:title|introduction|intro|body|main body|conclusion|summary|overview|explanation|details|background"
+    r"|short answer|answer|제목|서론|본론|결론|요약|개요|설명|답변|정답|답)"
+)
+_SECTION_ONLY = re.compile(rf"^[\W_]*{_SECTION}[\W_]*$", re.IGNORECASE)
+_SECTION_PREFIX = re.compile(rf"^(?:\*\*|__)?{_SECTION}(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(?=\S)", re.IGNORECASE)
+_TITLE_HASHES = re.compile(r"^\s{0,3}#{1,6}\s+")
+_WHOLE_BOLD = re.compile(r"^\s*(\*\*|__)(.+?)\1\s*:?\s*$")
+# "The sources do not say who ...": the answer form's way of saying the answer is missing.
+_NO_ANSWER_SENTENCE = re.compile(
+    r"^\W*(?:(?:the|these|the given|the provided)\s+)?(?:sources?|passages?|documents?|texts?|context)\s+"
+    r"(?:do(?:es)?\s+not|don't|doesn't|never)\s+"
+    r"(?:say|state|mention|answer|give|specify|provide|contain|include|tell|name|describe|indicate|report|list)\b"
+    r"|^\W*(?:there is|there's)\s+no\s+(?:information|mention|indication)\b"
+    r"|^\W*(?:no|none of the)\s+(?:sources?|passages?|documents?)\s+(?:says?|states?|mentions?|gives?)\b"
+    r"|^\W*(?:주어진\s*)?(?:자료|출처|문서)[^.。!?]{0,80}(?:나와\s*있지\s*않|언급(?:되어\s*있지|하지)\s*않|없습니다|없다)",
+    re.IGNORECASE,
+)
+# Question forms that ask for one fact, and forms that ask for an explanation, by language;
+# a question matching neither gets the length rule that lets the model judge.
+_BROAD_QUESTION = {
+    "en": re.compile(
+        r"^\W*(?:why|explain|describe|compare|discuss|summari[sz]e|outline|elaborate"
+        r"|how(?!\s+(?:many|much|long|old|far|tall|big|large|often|high|deep|wide|fast|early|late)\b)"
+        r"|what\s+(?:are|were)\s+the\s+(?:effects?|advantages|disadvantages|benefits|risks|differences|main|key|causes|reasons)"
+        r"|what\s+is\s+the\s+(?:role|effect|impact|difference|relationship|mechanism|evidence)"
+        r"|what\s+(?:factors|methods|approaches|steps)|tell me about|give an overview)\b"
+        r"|\b(?:pros and cons|in detail|an overview)\b",
+        re.IGNORECASE,
+    ),
+    "ko": re.compile(r"왜|어떻게|설명|비교|차이|장단점|영향|요약|개요"),
+}
+_FACT_QUESTION = {
+    "en": re.compile(
+        r"^\W*(?:who|whom|whose|when|where|which|what|is|are|was|were|do|does|did|can|could|has|have|had|will"
+        r"|how\s+(?:many|much|long|old|far|tall|big|large|often|high|deep|wide|fast|early|late)"
+        r"|in\s+(?:which|what)|on\s+(?:which|what)|at\s+(?:which|what)|name)\b",
+        re.IGNORECASE,
+    ),
+    "ko": re.compile(r"누구|누가|언제|어디|몇|무엇|뭐|어느|얼마|어떤|인가요\??$|입니까\??$|나요\??$"),
+}
+_LENGTH = {
+    "fact": "After it, write one or two sentences with the facts from the sources that support the answer, and stop there.",
+    "broad": "After it, explain in two or three short paragraphs of two to four sentences each, separated by blank lines.",
+    "open": (
+        "After it, write only as much as the question needs: one or two sentences when it asks for one fact; "
+        "two or three short paragraphs when it asks how, why or for an overview."
+    ),
+}
+
+
+def answer_length(question: str, language: str) -> str:
+    """How long an answer-form draft should be: ``"fact"``, ``"broad"`` or ``"open"`` (let the model judge).
+
+    Broad forms are checked first: "How does X work?" asks for an explanation, "How many ...?"
+    for a number.
+    """
+    # "VIVA Media AG changed its name in 2004. What does their new acronym stand for?": the
+    # question is the last sentence; the ones before it set the scene.
+    text = re.split(r"(?<=[.!?。])\s+(?=\S)", question.strip())[-1]
+    broad, fact = _BROAD_QUESTION.get(language), _FACT_QUESTION.get(language)
+    if broad is not None and broad.search(text):
+        return "broad"
+    if fact is not None and fact.search(text):
+        return "fact"
+    return "open"
+
+
+def is_no_answer_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` says the sources do not give something ("The sources do not say ...")."""
+    return bool(_NO_ANSWER_SENTENCE.search(sentence.strip()))
+
+
+def as_answer_form(text: str, language: str) -> str:
+    """``text`` without the headings and section labels of a report, so it opens with a sentence.
+
+    Markdown titles and bare section names ("Introduction", "**Conclusion:**") go; a label in
+    front of a paragraph ("Answer: ...") is taken off it. A short first line without final
+    punctuation ("Chief of Protocol") is the answer itself, not a title, and gets a full stop;
+    a later one stays only when it reads like a sentence, not a heading.
+    """
+    lines: list[str] = []
+    seen_content = False
+    for line in text.split("\n"):
+        if not line.strip():
+            lines.append("")
+            continue
+        titled = bool(_TITLE_HASHES.match(line))
+        body = _TITLE_HASHES.sub("", line)
+        bold = _WHOLE_BOLD.match(body)
+        body = (bold.group(2) if bold else body).strip()
+        body = _SECTION_PREFIX.sub("", body).strip()
+        if not body or _SECTION_ONLY.match(body):
+            continue
+        units = segment_text(body, language)
+        if any(u.kind == "sentence" for u in units):
+            lines.append(line.rstrip() if body == line.strip() else body)
+        elif not seen_content and not titled:
+            lines.append(body.rstrip(":") + ".")
+        elif not titled and not _reads_as_heading(body):
+            lines.append(body + ".")
+        else:
+            continue
+        seen_content = True
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def _reads_as_heading(line: str) -> bool:
+    words = line.split()
+    long_words = [w for w in words if len(w) >= 4 and w[0].isalpha()]
+    title_case = bool(long_words) and sum(w[0].isupper() for w in long_words) / len(long_words) >= 0.6
+    return len(words) <= 4 or title_case or line.rstrip().endswith(":")
 
 
 def no_answer_text(language: str) -> str:
@@ -166,12 +287,27 @@ class Drafter:
         name, values = self._prompt(question, format_sources(entries), language)
         return prompts.render("cite_system") + prompts.render(name, **values)
 
-    def instructions(self, language: str) -> str:
-        """The draft prompt's own words (no sources, no question): what an echo would copy."""
-        name, values = self._prompt("", "", language)
+    def instructions(self, language: str, question: str = "") -> str:
+        """The draft prompt's own words (no sources, no question): what an echo would copy.
+
+        ``question`` only picks the answer form's length rule, as the prompt sent for it did.
+        """
+        name, values = self._prompt("", "", language, length_of=question)
         return "\n".join(m.content for m in prompts.render(name, **values))
 
-    def _prompt(self, question: str, sources: str, language: str) -> tuple[str, dict[str, object]]:
+    def form(self, question: str, language: str) -> str:
+        """Which draft form ``question`` gets: ``answer-fact``, ``answer-broad``, ``answer-open``, ``short`` or ``report``."""
+        if self.settings.generate.short_answer:
+            return "short"
+        return f"answer-{answer_length(question, language)}" if self.answer_form else "report"
+
+    @property
+    def answer_form(self) -> bool:
+        """Whether drafts take the answer-first form (``generate.format=answer``, not short-answer mode)."""
+        g = self.settings.generate
+        return g.format == "answer" and not g.short_answer
+
+    def _prompt(self, question: str, sources: str, language: str, length_of: str | None = None) -> tuple[str, dict[str, object]]:
         g = self.settings.generate
         values: dict[str, object] = {
             "sources": sources,
@@ -183,6 +319,10 @@ class Drafter:
         if g.short_answer:
             name = "draft_short_answer"
             del values["refusal"]
+        elif self.answer_form:
+            name = "draft_direct"
+            del values["refusal"]
+            values["length"] = _LENGTH[answer_length(question if length_of is None else length_of, language)]
         else:
             name = "draft_answer"
             values["sentences"] = f"{max(1, g.section_sentences - 1)} to {g.section_sentences}"
@@ -195,18 +335,19 @@ class Drafter:
             stage="draft",
         )
 
-    def _echo_retry(self, messages: list[Message], raw: str, language: str) -> str | None:
+    def _echo_retry(self, messages: list[Message], raw: str, language: str, question: str) -> str | None:
         """A second draft when the first copied the instructions (``None`` when it did not)."""
-        if not echoes_instructions(raw, self.instructions(language)):
+        if not echoes_instructions(raw, self.instructions(language, question)):
             return None
-        follow = [Message("assistant", raw), *prompts.render("draft_echo_retry", language_rule=language_rule(language))]
+        retry = "draft_direct_retry" if self.answer_form else "draft_echo_retry"
+        follow = [Message("assistant", raw), *prompts.render(retry, language_rule=language_rule(language))]
         return self.llm.complete(messages + follow, self._options())
 
     def run(self, question: str, entries: list[ContextEntry], language: str) -> Draft:
         """Draft an answer in ``language`` (an ISO code), translating it once if the model strayed."""
         messages = self.messages(question, entries, language)
         raw = self.llm.complete(messages, self._options())
-        retry = self._echo_retry(messages, raw, language)
+        retry = self._echo_retry(messages, raw, language, question)
         first = self._finish(raw, language) if retry is None else self._finish(retry, language, attempts=2)
         check = check_language(first.text, language)
         if first.refused or not self.repairer.needed(check):
@@ -226,11 +367,15 @@ class Drafter:
             pieces.append(piece)
             yield piece
         raw = "".join(pieces)
-        retry = self._echo_retry(messages, raw, language)
+        retry = self._echo_retry(messages, raw, language, question)
         if retry is not None:
             yield "\f"
             yield retry
         first = self._finish(raw, language) if retry is None else self._finish(retry, language, attempts=2)
+        if self.answer_form and first.text != without_unfinished_tail(clean_draft(retry if retry is not None else raw)):
+            # The reader saw a title or a section label that the answer no longer has.
+            yield "\f"
+            yield first.text
         check = check_language(first.text, language)
         if first.refused or not self.repairer.needed(check):
             yield replace(first, off_language_share=check.off_share)
@@ -256,8 +401,14 @@ class Drafter:
         # Small models sometimes write an answer and then the refusal token as well: the
         # token only counts as a refusal when nothing but headings remains without it.
         without = clean_draft(text.replace(REFUSAL, ""))
-        refused = not any(u.kind == "sentence" for u in segment_text(without, language))
+        if self.answer_form:
+            without = as_answer_form(without, language)
+        sentences = [u.text for u in segment_text(without, language) if u.kind == "sentence"]
+        refused = not sentences
         text = no_answer_text(language) if refused else without
+        if self.answer_form and sentences and all(is_no_answer_sentence(t) for t in sentences):
+            # "The sources do not say who ..." is a refusal in the model's own, more specific words.
+            refused = True
         letters = sum(ch.isalpha() for ch in text)
         seen = detect_language(text, default=language) if letters >= _MIN_LETTERS_TO_JUDGE else language
         short = short_answer_of(text) if self.settings.generate.short_answer and not refused else None

@@ -11,6 +11,15 @@ nothing there.
 A factual sentence whose proposed sources all fail gets one more chance: the source
 with the best word overlap is scored too. A factual sentence left with no source
 is ``unsupported``.
+
+Whatever a scorer says, a sentence is not cited on sources that never mention what it
+names (:func:`unmentioned`): a capitalised word after its first, a number, a code-like
+token (a call such as ``tmerge()``, anything in backticks such as `` `coxph` ``, ``time_dep``,
+``survival::coxph``; a bare lower-case ``coxph`` reads as a word and is not checked). The small model invents such details
+("Smith et al.", "two optimizers, Efron and Breslow") inside sentences that otherwise
+overlap well, and a lenient judge accepts them. A sentence cited on several sources
+passes when each detail is in one of them; a pair whose source lacks a detail that no
+other proposed source has either is not scored at all.
 """
 
 from __future__ import annotations
@@ -42,6 +51,8 @@ _STOPWORDS = frozenset(
 _LEXICAL_REJECT = 0.15
 # Rescue candidates need at least this overlap to be scored at all.
 _RESCUE_FLOOR = 0.3
+#: The scorer named in a check that the name rule decided (a detail the source never mentions).
+NAME_CHECK = "names"
 
 
 class Scorer(Protocol):
@@ -96,6 +107,99 @@ def lexical_support(claim: str, source_text: str) -> float:
 _NAME_INSIDE = re.compile(r"(?<=[\w,;] )[A-Z][\w-]+")
 # An author named first in a sentence, which the pattern above cannot tell from a capital.
 _AUTHORS = re.compile(r"\b[A-Z][\w-]+(?= et al\b)")
+
+
+# Words in the claim with their offsets: letters (with inner hyphens or apostrophes) or digits.
+_CLAIM_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*|\d+(?:[.,]\d+)*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_CODE = re.compile(
+    r"`([^`\n]{1,60})`"  # written as code
+    r"|\b([A-Za-z_][\w.:]*)\(\)?"  # a call: tmerge(), survival::coxph(
+    r"|\b([A-Za-z][A-Za-z0-9]*_[\w]*|[A-Za-z]\w*::\w+|[a-z]\w*\.[a-z_]\w*[a-z0-9]|[a-z]+[A-Z]\w*)\b"  # snake_case, pkg::fn, np.mean, camelCase
+)
+# Abbreviations the dotted-name pattern would otherwise take for code.
+_NOT_CODE = frozenset({"e.g", "i.e", "et.al", "a.m", "p.m", "u.s"})
+# Capitalised words that open a clause inside a sentence without naming anything.
+_NOT_NAMES = frozenset(
+    """i a the this that these those it its in on at of for and or but if when while as by with from to
+    however moreover also both then thus so yes no""".split()
+)
+
+
+def _normal_number(token: str) -> str:
+    """A number as written without thousands separators ("1,000" and "1000" meet)."""
+    return re.sub(r"(?<=\d),(?=\d{3}\b)", "", token)
+
+
+def claim_names(claim: str) -> list[str]:
+    """What a claim names, the details a citing source must mention: numbers, code-like tokens
+    and capitalised words after the first.
+
+    Single capital letters count ("optimizers A and B"), except the pronoun "I" and the
+    article "A"; Markdown emphasis is ignored.
+    """
+    text = claim.replace("*", "")
+    names: list[str] = []
+    for m in _CODE.finditer(text):
+        token = next(g for g in m.groups() if g)
+        token = token.strip()
+        if token.lower().rstrip(".") not in _NOT_CODE and not token.replace(".", "").isdigit():
+            names.append(token)
+    for m in _NUMBER.finditer(text):
+        names.append(_normal_number(m.group(0)))
+    for i, m in enumerate(_CLAIM_WORD.finditer(text)):
+        word = m.group(0)
+        if not word[0].isupper() or word[0].isdigit():
+            continue
+        # The opening word is capitalised anyway, unless an author list follows it. (A claim is
+        # one sentence; a full stop inside it ends an abbreviation, "Dr. Smith", not a sentence.)
+        if i == 0 and not re.match(r"\s+et al\b", text[m.end() :]):
+            continue
+        # Only cased scripts write names with a capital; a Korean particle after one is no part of it.
+        word = re.sub(r"[\uac00-\ud7a3\u3040-\u30ff\u4e00-\u9fff].*$", "", word)
+        if word.lower() in _NOT_NAMES or (len(word) == 1 and word in "IA"):
+            continue
+        names.append(word)
+    return list(dict.fromkeys(names))
+
+
+def _source_vocabulary(source_text: str) -> tuple[set[str], set[str], str]:
+    lowered = source_text.lower()
+    words = {w.lower() for w in re.findall(r"[^\W\d_]+", source_text)}
+    numbers = {_normal_number(n) for n in _NUMBER.findall(source_text)}
+    return words, numbers, lowered
+
+
+def _mentions(name: str, vocabulary: tuple[set[str], set[str], str]) -> bool:
+    words, numbers, lowered = vocabulary
+    if name[0].isdigit():
+        return name in numbers or name.rstrip("0").rstrip(".") in numbers
+    if not name.replace("-", "").replace("'", "").replace("’", "").isalpha():
+        # Code: the identifier as written, case aside ("coxph" is in "survival::coxph(...)").
+        return name.lower().rstrip("(").rstrip(")") in lowered
+    parts = [p for p in re.split(r"[-'’]", name.lower()) if p and p != "s"]
+    return all(_word_in(p, words) for p in parts)
+
+
+def _word_in(word: str, words: set[str]) -> bool:
+    """``word`` or a close inflection of it ("Americans" / "American", "Curie" / "Curies")."""
+    if word in words:
+        return True
+    if len(word) < 4:
+        return False
+    return any(
+        (w.startswith(word) and len(w) - len(word) <= 2) or (word.startswith(w) and len(w) >= 4 and len(word) - len(w) <= 2)
+        for w in words
+    )
+
+
+def unmentioned(claim: str, source_texts: Iterable[str]) -> list[str]:
+    """The names, numbers and code-like tokens of ``claim`` that none of ``source_texts`` mentions."""
+    names = claim_names(claim)
+    if not names:
+        return []
+    vocabularies = [_source_vocabulary(t) for t in source_texts]
+    return [n for n in names if not any(_mentions(n, v) for v in vocabularies)]
 
 
 def looks_factual(sentence: str) -> bool:
@@ -231,8 +335,9 @@ class Verifier:
         """One :class:`Verified` per sentence."""
         by_number = {e.number: e for e in entries}
         results = [Verified(a.kind) for a in alignments]
-        proposed = [(i, n) for i, a in enumerate(alignments) for n in a.sources]
-        self._check(sentences, proposed, by_number, results)
+        proposed = [(i, n) for i, a in enumerate(alignments) for n in a.sources if n in by_number]
+        proposed_for = {i: [n for j, n in proposed if j == i] for i in range(len(sentences))}
+        self._check(sentences, proposed, by_number, results, proposed_for)
         # Second chance for claims left bare, and exact matches for general sentences.
         rescue: list[tuple[int, int]] = []
         for i, result in enumerate(results):
@@ -241,8 +346,10 @@ class Verifier:
                 rescue.append((i, number))
         general_rescue = [(i, n) for i, n in rescue if results[i].kind == "general"]
         fact_rescue = [(i, n) for i, n in rescue if results[i].kind == "fact"]
-        self._check(sentences, fact_rescue, by_number, results)
+        self._check(sentences, fact_rescue, by_number, results, {i: [n] for i, n in fact_rescue})
         self._accept_lexically(sentences, general_rescue, by_number, results)
+        for i, result in enumerate(results):
+            self._require_mentions(sentences[i], result, by_number)
         for result, alignment, sentence in zip(results, alignments, sentences):
             if not alignment.answered and not result.kept and not looks_factual(sentence):
                 result.kind = "general"
@@ -261,13 +368,38 @@ class Verifier:
             worth = overlap >= self.general_accept
         return best.number if worth else None
 
-    def _check(self, sentences: list[str], pairs: Iterable[tuple[int, int]], by_number: dict[int, ContextEntry], results: list[Verified]) -> None:
-        pairs = list(pairs)
-        if not pairs:
+    def _check(
+        self,
+        sentences: list[str],
+        pairs: Iterable[tuple[int, int]],
+        by_number: dict[int, ContextEntry],
+        results: list[Verified],
+        proposed_for: dict[int, list[int]],
+    ) -> None:
+        scored: list[tuple[int, int]] = []
+        for i, n in pairs:
+            # A detail neither this source nor any other proposed one mentions cannot be cited here:
+            # the pair is not worth a judge call.
+            missing = unmentioned(sentences[i], [_source_text(by_number[n])])
+            others = [_source_vocabulary(_source_text(by_number[m])) for m in proposed_for.get(i, []) if m != n]
+            if any(not any(_mentions(name, v) for v in others) for name in missing):
+                self._record(results[i], by_number[n], 0.0, NAME_CHECK)
+            else:
+                scored.append((i, n))
+        if not scored:
             return
-        scores = self.scorer.score([(sentences[i], by_number[n]) for i, n in pairs])
-        for (i, n), (score, scorer) in zip(pairs, scores):
+        scores = self.scorer.score([(sentences[i], by_number[n]) for i, n in scored])
+        for (i, n), (score, scorer) in zip(scored, scores):
             self._record(results[i], by_number[n], score, scorer)
+
+    def _require_mentions(self, sentence: str, result: Verified, by_number: dict[int, ContextEntry]) -> None:
+        """Drop the kept sources of a sentence naming something none of them mentions."""
+        if not result.kept or not unmentioned(sentence, [_source_text(by_number[n]) for n in result.kept]):
+            return
+        result.checks = [
+            SupportCheck(c.source, c.doc_id, c.score, False, f"{c.scorer}+{NAME_CHECK}") if c.kept else c for c in result.checks
+        ]
+        result.kept = []
 
     def _accept_lexically(self, sentences: list[str], pairs: list[tuple[int, int]], by_number: dict[int, ContextEntry], results: list[Verified]) -> None:
         for i, n in pairs:

@@ -1,4 +1,4 @@
-"""One entry point for every format: ``load(path, fmt, mapping)`` streams documents and failures."""
+"""One entry point for every format: ``load(path, fmt, mapping)`` streams documents, failures and empty records."""
 
 from __future__ import annotations
 
@@ -7,10 +7,17 @@ from pathlib import Path
 
 from navicite.ingest.base import Failure, LoadStream, one_line
 from navicite.ingest.pdf import load_pdf
-from navicite.ingest.records import FieldMapping, load_beir, load_json, load_jsonl, load_title_corpus
+from navicite.ingest.records import (
+    FieldMapping,
+    RecordStream,
+    load_beir,
+    load_json,
+    load_jsonl,
+    load_title_corpus,
+)
 from navicite.ingest.text_files import load_html, load_markdown, load_text
 
-_RECORD_LOADERS: dict[str, Callable[[Path, FieldMapping], LoadStream]] = {
+_RECORD_LOADERS: dict[str, Callable[[Path, FieldMapping], RecordStream]] = {
     "jsonl": load_jsonl,
     "json": load_json,
     "beir": load_beir,
@@ -24,11 +31,14 @@ _FILE_LOADERS: dict[str, Callable[[Path], LoadStream]] = {
 }
 
 
-def load(path: Path, fmt: str, mapping: FieldMapping | None = None) -> LoadStream:
+def load(path: Path, fmt: str, mapping: FieldMapping | None = None) -> RecordStream:
     """Documents (and failures) from one file or BEIR folder in the given format.
 
     Never raises for a bad file: whatever goes wrong while reading becomes a
-    :class:`Failure` naming the file, and documents read before it stand.
+    :class:`Failure` naming the file, and documents read before it stand. Records
+    with nothing to index come as :class:`~navicite.ingest.records.EmptyRecord`;
+    whole files with no text are failures of their loader, since a file the user
+    named that reads as empty is worth an error (a scanned PDF, say).
     """
     mapping = mapping or FieldMapping()
     try:

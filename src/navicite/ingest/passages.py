@@ -25,7 +25,7 @@ _ENDS_SENTENCE = re.compile(r"[.!?。！？]['\"”’)\]]*$")
 # Abbreviations whose full stop rarely ends a sentence.
 _ABBREVIATIONS = frozenset("al. e.g. i.e. etc. vs. cf. fig. figs. eq. eqs. ref. refs. sec. no. pp. p. approx. dr. mr. mrs. ms.".split())
 #: A record with at most this many times the target words stays one passage.
-WHOLE_RECORD_FACTOR = 1.5
+WHOLE_RECORD_FACTOR = 2.5
 # A section break is only taken once the passage has this many words: a bare heading
 # ("3 Methods" right before "3.1 Data") joins the text that follows it.
 _MIN_BEFORE_BREAK = 25
@@ -69,13 +69,11 @@ def place_of(document: Document, start: int, end: int) -> tuple[tuple[int, ...],
 
 
 def page_text(document: Document, page: int) -> str:
-    """The words of 1-based ``page`` of a paged document (its whole text when it has no pages)."""
+    """The words of 1-based ``page`` of a paged document; empty when it records no such page."""
     starts = _ints(document.metadata.get("page_starts"))
-    words = document.text.split()
-    if not starts:
-        return document.text
     if not 1 <= page <= len(starts):
         return ""
+    words = document.text.split()
     end = starts[page] if page < len(starts) else len(words)
     return " ".join(words[starts[page - 1]:end])
 

@@ -4,6 +4,10 @@ A :class:`FieldMapping` says which record field feeds which part of a
 :class:`~navicite.documents.Document`; fields it leaves unset are looked up
 among common names (``_id``/``id``/``doi``, ``title``, ``text``/``body``/``contents``,
 ``abstract``, ``url``/``link``). Every other field goes to the metadata.
+
+A record whose title, abstract and text are all blank (BEIR corpora such as
+Cranfield hold a few) becomes an :class:`EmptyRecord`: there is nothing to index,
+but nothing is wrong with the file either, so the run skips it instead of failing.
 """
 
 from __future__ import annotations
@@ -12,10 +16,10 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, Union
 
 from navicite.documents import Document, content_id
-from navicite.ingest.base import Failure, LoadStream, one_line
+from navicite.ingest.base import Failure, one_line
 
 #: Names tried, in order and ignoring case, when the mapping leaves a part unset.
 DEFAULT_NAMES: dict[str, tuple[str, ...]] = {
@@ -28,6 +32,30 @@ DEFAULT_NAMES: dict[str, tuple[str, ...]] = {
 
 #: Keys that carry the value inside nested objects (INSPIRE-style ``{"value": ...}``).
 _VALUE_KEYS = ("value", "title", "text", "abstract", "url", "href", "source")
+
+#: The parts of a document that are indexed; a record needs at least one of them.
+CONTENT_PARTS = ("title", "abstract", "text")
+
+_MISSING = object()
+
+
+class EmptyRecord(NamedTuple):
+    """A record whose title, abstract and text are all blank, so it is skipped.
+
+    ``where`` names the file and place as a :class:`Failure` does; ``id`` is the
+    record's own id, or ``""`` when it has none.
+    """
+
+    where: str
+    id: str
+
+    def __str__(self) -> str:
+        name = f"record {self.id}" if self.id else "record"
+        return f"{self.where}: {name} has no title, abstract or text; skipped"
+
+
+#: What a record loader yields.
+RecordStream = Iterator[Union[Document, Failure, EmptyRecord]]
 
 
 @dataclass(frozen=True)
@@ -54,6 +82,7 @@ class FieldMapping:
 
 
 def _lookup(record: dict[str, Any], path: str) -> Any:
+    """The value at ``path``, or ``_MISSING`` when the record has no such field (a null value is not missing)."""
     if path in record:
         return record[path]
     node: Any = record
@@ -63,7 +92,7 @@ def _lookup(record: dict[str, Any], path: str) -> Any:
         elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
             node = node[int(step)]
         else:
-            return None
+            return _MISSING
     return node
 
 
@@ -88,17 +117,30 @@ def _flatten_value(value: Any, first_only: bool) -> str:
     return ""
 
 
-def record_to_document(record: dict[str, Any], mapping: FieldMapping, where: str) -> Document | Failure:
-    """Turn one parsed record into a Document, or a Failure naming ``where`` it came from."""
+def nothing_to_index(title: str, abstract: str, text: str) -> bool:
+    """True when a record's indexed parts are all blank: the one test of every record format."""
+    return not (title.strip() or abstract.strip() or text.strip())
+
+
+def record_to_document(record: dict[str, Any], mapping: FieldMapping, where: str) -> Document | Failure | EmptyRecord:
+    """Turn one parsed record into a Document, or a Failure or EmptyRecord naming ``where`` it came from.
+
+    A record that has none of the content fields at all is a failure: across a file
+    that usually means the field mapping is wrong, and skipping every record quietly
+    would hide it. A record whose content fields are there but blank is an EmptyRecord.
+    """
     if not isinstance(record, dict):
         return Failure(where, f"expected a JSON object, got {type(record).__name__}")
     keys = mapping.resolve(record)
+    found = {part: _lookup(record, key) if key else _MISSING for part, key in keys.items()}
     values = {
-        part: _flatten_value(_lookup(record, key), first_only=part in ("id", "title", "link")) if key else ""
-        for part, key in keys.items()
+        part: "" if value is _MISSING else _flatten_value(value, first_only=part in ("id", "title", "link"))
+        for part, value in found.items()
     }
-    if not (values["title"] or values["text"] or values["abstract"]):
+    if all(found[part] is _MISSING for part in CONTENT_PARTS):
         return Failure(where, "record has no title and no text")
+    if nothing_to_index(values["title"], values["abstract"], values["text"]):
+        return EmptyRecord(where, values["id"])
     # A dotted path consumes its top-level field, so the field is not repeated in the metadata.
     used = {key if key in record else key.split(".")[0] for key in keys.values() if key}
     metadata: dict[str, Any] = {}
@@ -118,7 +160,7 @@ def record_to_document(record: dict[str, Any], mapping: FieldMapping, where: str
     )
 
 
-def load_jsonl(path: Path, mapping: FieldMapping) -> LoadStream:
+def load_jsonl(path: Path, mapping: FieldMapping) -> RecordStream:
     """One document per line; a malformed line is a failure naming its line, the rest continue."""
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
@@ -143,12 +185,12 @@ def _is_title_corpus(data: Any) -> bool:
     )
 
 
-def title_corpus_documents(corpus: dict[str, list[str]], path: Path) -> Iterator[Document | Failure]:
+def title_corpus_documents(corpus: dict[str, list[str]], path: Path) -> RecordStream:
     """One document per title; the id is derived from the title alone, so it survives text edits."""
     for title, sentences in corpus.items():
         text = " ".join(s.strip() for s in sentences if s.strip())
-        if not title.strip() and not text:
-            yield Failure(f"{path}#{title!r}", "entry has no title and no text")
+        if nothing_to_index(title, "", text):
+            yield EmptyRecord(f"{path}#{title!r}", "")  # the title is the id, and it is blank
             continue
         yield Document(id=content_id("title", title), title=title.strip(), text=text,
                        metadata={"sentences": len(sentences)})
@@ -163,7 +205,7 @@ def _read_json(path: Path) -> Any:
         return Failure(str(path), f"malformed JSON ({one_line(exc)})")
 
 
-def _json_documents(data: Any, path: Path, mapping: FieldMapping) -> LoadStream:
+def _json_documents(data: Any, path: Path, mapping: FieldMapping) -> RecordStream:
     if isinstance(data, Failure):
         yield data
     elif isinstance(data, list):
@@ -177,12 +219,12 @@ def _json_documents(data: Any, path: Path, mapping: FieldMapping) -> LoadStream:
         yield Failure(str(path), f"expected a JSON array or object, got {type(data).__name__}")
 
 
-def load_json(path: Path, mapping: FieldMapping) -> LoadStream:
+def load_json(path: Path, mapping: FieldMapping) -> RecordStream:
     """A JSON file: an array of records, one record, or a title -> sentences corpus."""
     yield from _json_documents(_read_json(path), path, mapping)
 
 
-def load_title_corpus(path: Path, mapping: FieldMapping) -> LoadStream:
+def load_title_corpus(path: Path, mapping: FieldMapping) -> RecordStream:
     """A HotpotQA/HippoRAG corpus; also accepts the MuSiQue shape (an array of {title, text})."""
     data = _read_json(path)
     if isinstance(data, dict) and not _is_title_corpus(data):
@@ -205,7 +247,7 @@ def beir_corpus_file(path: Path) -> Path:
     return path
 
 
-def load_beir(path: Path, mapping: FieldMapping) -> LoadStream:
+def load_beir(path: Path, mapping: FieldMapping) -> RecordStream:
     """A BEIR corpus (``_id``, ``title``, ``text``, ``metadata`` per line)."""
     try:
         corpus = beir_corpus_file(path)

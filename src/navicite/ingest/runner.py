@@ -6,15 +6,15 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from navicite.config import Settings
 from navicite.documents import Document
-from navicite.index.base import LexicalIndex, UpsertReport
+from navicite.index.base import UpsertReport
 from navicite.ingest.base import Failure
 from navicite.ingest.detect import plan_paths
 from navicite.ingest.loaders import load
-from navicite.ingest.records import FieldMapping
+from navicite.ingest.records import EmptyRecord, FieldMapping
 
 # What happened to an id in this run; a later batch can only raise the rank
 # (a duplicate that replaces a document added earlier in the run still counts as added).
@@ -41,7 +41,8 @@ class IngestSummary:
 
     ``added``/``replaced``/``unchanged`` count distinct document ids; ``duplicates``
     are ids that occurred more than once in the run (the last occurrence was kept);
-    ``skipped`` are files inside folders that are of no known format.
+    ``skipped`` are files inside folders that are of no known format; ``empty``
+    are records with no title, abstract or text, left out without failing the run.
     """
 
     added: int = 0
@@ -51,6 +52,7 @@ class IngestSummary:
     seconds: float = 0.0
     duplicates: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    empty: list[EmptyRecord] = field(default_factory=list)
 
     @property
     def documents(self) -> int:
@@ -75,6 +77,9 @@ class IngestSummary:
             "failed": [{"path": f.path, "reason": f.reason} for f in self.failed],
             "duplicates": self.duplicates,
             "skipped": self.skipped,
+            # Ids only: places name files, which a server must not show its clients.
+            "empty": len(self.empty),
+            "empty_ids": [e.id for e in self.empty if e.id],
             "seconds": round(self.seconds, 3),
             "docs_per_second": round(self.docs_per_second, 1),
         }
@@ -97,6 +102,14 @@ class _Tally:
         return sum(1 for value in self.outcome.values() if value == outcome)
 
 
+class DocumentSink(Protocol):
+    """Where ingest writes: a collection (or anything that upserts documents as one)."""
+
+    def upsert(self, documents: Iterable[Document]) -> UpsertReport:
+        """Add new documents, replace changed ones, skip unchanged ones; one commit."""
+        ...
+
+
 class IngestRunner:
     """Reads files, and upserts their documents into the index in batches of ``settings.ingest.batch_size``.
 
@@ -107,7 +120,7 @@ class IngestRunner:
     def __init__(
         self,
         settings: Settings,
-        index: LexicalIndex | None = None,
+        index: DocumentSink | None = None,
         progress: ProgressCallback | None = None,
     ) -> None:
         self.settings = settings
@@ -136,13 +149,14 @@ class IngestRunner:
                 report = index.upsert(list(pending.values()))
                 tally.record(report)
                 pending.clear()
-                if report.replaced:
-                    _drop_trees(self.settings, report.replaced)
 
         for done, (path, file_format) in enumerate(plan.items):
             for item in load(path, file_format, mapping):
                 if isinstance(item, Failure):
                     summary.failed.append(item)
+                    continue
+                if isinstance(item, EmptyRecord):
+                    summary.empty.append(item)
                     continue
                 if item.id in seen:
                     duplicates[item.id] = None
@@ -164,19 +178,11 @@ class IngestRunner:
             self._progress(IngestProgress(len(items), done, documents, len(summary.failed), current))
 
 
-def _drop_trees(settings: Settings, doc_ids: list[str]) -> None:
-    """Remove the knowledge trees of replaced documents: they describe a text that is gone."""
-    from navicite.navigate.store import TreeStore  # imported late: the navigate package imports ingest
+def _open_index(settings: Settings) -> DocumentSink:
+    """The collection of ``settings``: its upsert keeps passages and trees in step with the documents."""
+    from navicite.collection import Collection  # the collection sits above ingest: it cuts passages with it
 
-    store = TreeStore.existing(settings)
-    if store is not None:
-        store.delete(doc_ids)
-
-
-def _open_index(settings: Settings) -> LexicalIndex:
-    from navicite.index import create  # the index package chooses the backend from the settings
-
-    return create(settings)
+    return Collection(settings)
 
 
 def ingest(
@@ -185,7 +191,7 @@ def ingest(
     fmt: str = "auto",
     mapping: FieldMapping | None = None,
     progress: ProgressCallback | None = None,
-    index: LexicalIndex | None = None,
+    index: DocumentSink | None = None,
 ) -> IngestSummary:
     """Ingest files and folders into the collection of ``settings`` (see :class:`IngestRunner`)."""
     return IngestRunner(settings, index=index, progress=progress).run(paths, fmt, mapping)

@@ -9,8 +9,9 @@ layer's repair, the statistical fallback runs and the result says so.
 from __future__ import annotations
 
 import asyncio
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from navicite import prompts
 from navicite.llm.base import LLM, CallOptions, LLMError, Message
@@ -21,32 +22,46 @@ from navicite.retrieve.language import detect_language
 PRIMARY_COUNT = 5
 EXPANDED_COUNT = 3
 
+#: A keyword as the model writes it: a short phrase, never a sentence.
+Term = Annotated[str, Field(min_length=1, max_length=60)]
+#: Synonyms are bounded as terms are, so the longest possible reply stays within the token budget
+#: (an empty one is tolerated: it is dropped in code rather than worth a repair call).
+Synonym = Annotated[str, Field(max_length=60)]
+
+
+# The docstrings of these reply models are part of the JSON schema, which backends that cannot
+# constrain their output read in the prompt: they address the model, the comments address us.
+
 
 class KeywordReply(BaseModel):
-    """One keyword as the model writes it."""
+    """A primary keyword as the model writes it."""
 
-    term: str = Field(min_length=1, max_length=60)
-    synonyms: list[str] = Field(default_factory=list, json_schema_extra={"maxItems": 2})
-
-
-class ExpandedReply(KeywordReply):
-    """An expansion keyword, with the model's reason for it."""
-
-    reason: str = Field("", json_schema_extra={"maxLength": 48})
+    term: Term
+    synonyms: list[Synonym] = Field(default_factory=list, json_schema_extra={"maxItems": 2})
 
 
+# Only what the portfolios read: a CPU model spends tens of milliseconds on every token it
+# writes, and the language label (detected in code), the expansions' reasons and synonyms
+# (portfolios use an expansion's term alone) were 40% of the reply, read by nothing.
 class AnalysisReply(BaseModel):
     """The JSON the analysis prompt asks for."""
 
-    language: str = Field(max_length=12)
     # The schema sent to the model asks for exact counts, so a constrained backend can neither
     # stop early nor ramble on; validation accepts any count and the extra ones are cut in code.
     primary: list[KeywordReply] = Field(
         min_length=1, json_schema_extra={"minItems": PRIMARY_COUNT, "maxItems": PRIMARY_COUNT}
     )
-    expanded: list[ExpandedReply] = Field(
+    expanded: list[Term] = Field(
         default_factory=list, json_schema_extra={"minItems": EXPANDED_COUNT, "maxItems": EXPANDED_COUNT}
     )
+
+    @field_validator("expanded", mode="before")
+    @classmethod
+    def _terms_of_objects(cls, value: Any) -> Any:
+        # A backend that is not held to the schema may still write expansions as keyword objects.
+        if isinstance(value, list):
+            return [item.get("term", "") if isinstance(item, dict) else item for item in value]
+        return value
 
 
 def analysis_from_reply(reply: AnalysisReply, question: str) -> Analysis:
@@ -62,7 +77,7 @@ def analysis_from_reply(reply: AnalysisReply, question: str) -> Analysis:
     # An "expansion" that repeats a primary keyword widens nothing.
     taken = {normalise(t) for k in primary for t in k.variants()}
     expanded = clean_keywords(
-        [Keyword(k.term, tuple(k.synonyms), k.reason) for k in reply.expanded if normalise(k.term) not in taken],
+        [Keyword(term) for term in reply.expanded if normalise(term) not in taken],
         EXPANDED_COUNT,
         dropped,
     )
@@ -81,7 +96,7 @@ class QueryAnalyzer:
         max_tokens: budget for the model's reply.
     """
 
-    def __init__(self, llm: LLM | None, fallback: StatisticalAnalyzer, max_tokens: int = 384) -> None:
+    def __init__(self, llm: LLM | None, fallback: StatisticalAnalyzer, max_tokens: int = 256) -> None:
         self.llm = llm
         self.fallback = fallback
         self.max_tokens = max_tokens

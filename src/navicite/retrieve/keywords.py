@@ -42,7 +42,10 @@ def is_generic(term: str) -> bool:
 
 @dataclass(frozen=True)
 class Keyword:
-    """A search term with its synonyms; ``reason`` says why an expansion was added."""
+    """A search term with its synonyms; ``reason`` says why the statistical fallback added an expansion.
+
+    The LLM path leaves ``reason`` empty: asking the model for it cost tokens and nothing but the display read it.
+    """
 
     term: str
     synonyms: tuple[str, ...] = ()

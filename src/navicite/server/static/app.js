@@ -117,6 +117,10 @@ function handleEvent({ kind, data }, started) {
   if (kind === "stage") {
     setStatus(`${data.name}: ${data.ranked ?? "?"} sources from a pool of ${data.pool_size ?? "?"} in ${fmt(data.seconds)} s; writing the answer…`);
     if (data.analysis) renderTrace({ stages: [{ name: data.name, seconds: data.seconds, outputs: { analysis: data.analysis } }] });
+  } else if (kind === "sources") {
+    // Shown while the draft is written; the cited answer's own list replaces it.
+    renderSources(data.sources.map((s) => ({ ...s, marker: s.number })));
+    setStatus(`reading ${data.sources.length} sources and writing the answer…`);
   } else if (kind === "token") {
     draft.hidden = false;
     draft.textContent += data.text;
