@@ -179,3 +179,15 @@ def test_closing_the_engine_closes_the_retriever_stores_and_a_later_question_reo
     assert engine.retriever is not first
     engine.close()
     engine.close()
+
+
+def test_mpr_shows_the_first_matches_at_once_then_the_chosen_sources_before_the_draft(home: Path) -> None:
+    engine, _ = make_engine(home, with_tree=False)
+    events = list(engine.ask_stream("lime soil clay farm", "mpr"))
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "sources" and events[0].data["preliminary"]  # before the analysis call
+    assert events[0].data["sources"][0]["doc_id"] == "farm"
+    chosen = next(e for e in events[1:] if e.kind == "sources")
+    assert not chosen.data.get("preliminary") and kinds.index("stage") < kinds.index("sources", 1) < kinds.index("answer")
+    answer = events[-1].data["answer"]
+    assert {c.passage_id for c in answer.citations} <= {s["passage_id"] for s in chosen.data["sources"]}

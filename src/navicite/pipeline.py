@@ -29,7 +29,7 @@ from navicite.documents import Document, Passage
 from navicite.errors import DocumentNotFound, UserInputError
 from navicite.generate.answer import Answer, Source, StageTrace
 from navicite.generate.citeg import CiteG, Chosen
-from navicite.index.base import LexicalIndex
+from navicite.index.base import Hit, LexicalIndex
 from navicite.llm.base import LLM, Usage, UsageLog, usage_scope
 from navicite.navigate.evidence import Navigation
 from navicite.navigate.navigator import Navigator
@@ -51,6 +51,7 @@ class Event:
 
     ``stage``: a stage finished (``data`` has its name, seconds and a summary);
     ``sources``: the sources the draft will read (``data["sources"]``: number, title, pages, section, ...);
+    first, with ``data["preliminary"]``, the flat question's best passages while the question is analysed;
     ``token``: a piece of the draft; ``reset``: the draft is being rewritten, clear it;
     ``answer``: the final :class:`Answer` (``data["answer"]``).
     """
@@ -189,7 +190,10 @@ class Engine:
             sources: list[Source] = []
         else:
             start = time.perf_counter()
-            result = self.retrieve(question)
+            # The flat question's best passages take milliseconds: shown while the model analyses it.
+            flat = self.retriever.flat_hits(question)
+            yield Event("sources", {"sources": self._preview(flat), "preliminary": True})
+            result = self.retriever.run(question, flat=flat)
             stages.append(StageTrace("retrieve", round(time.perf_counter() - start, 4), {"question": question, "mode": mode},
                                      result.to_dict()))
             usage.update(result.llm)
@@ -222,6 +226,16 @@ class Engine:
                 yield Event("reset")
             else:
                 yield Event("token", {"text": piece})
+
+    def _preview(self, hits: list[Hit], k: int = 5) -> list[dict[str, Any]]:
+        """The first ``k`` flat hits in the shape of a ``sources`` event."""
+        out = []
+        for number, hit in enumerate(hits[:k], start=1):
+            passage = self.collection.get_passage(hit.doc_id) if self.by_passage else None
+            out.append({"number": number, "doc_id": passage.doc_id if passage else hit.doc_id, "title": hit.title,
+                        "passage_id": hit.doc_id, "pages": list(passage.pages) if passage else [],
+                        "section": passage.section[-1] if passage and passage.section else "", "link": hit.link})
+        return out
 
     # -- navigation ------------------------------------------------------------------------------
 
@@ -349,5 +363,5 @@ def _merge_llm(answer: Answer, usage: dict[str, dict[str, float]]) -> None:
     for stage, totals in usage.items():
         stages.setdefault(stage, totals)
         answer.llm["calls"] = answer.llm.get("calls", 0) + int(totals.get("calls", 0))
-        for key in ("prompt_tokens", "completion_tokens"):
+        for key in ("prompt_tokens", "completion_tokens", "cached_tokens"):
             answer.llm[key] = answer.llm.get(key, 0) + int(totals.get(key, 0))

@@ -10,6 +10,7 @@ from navicite.config import load_settings
 from navicite.errors import UserInputError
 from navicite.generate import Answer, CiteG, Source
 from navicite.generate.cite import broken_markers
+from navicite.generate.citeg import Chosen
 
 SOURCES = [
     Source("d1", "Eiffel Tower", "The Eiffel Tower is a lattice tower in Paris. It was completed in 1889. It is 330 metres tall.", "http://a", 3.0),
@@ -117,16 +118,11 @@ def test_empty_question_is_a_user_error(scripted_llm, tmp_path) -> None:
 
 def test_stream_yields_draft_text_then_the_answer(scripted_llm, tmp_path) -> None:
     events = list(citeg(scripted_llm(DRAFT, ALIGN), tmp_path).stream("When was the Eiffel Tower built?", SOURCES))
+    chosen = events[0]  # the sources come first, before any draft text
+    assert isinstance(chosen, Chosen) and [c["number"] for c in chosen.to_dict()] == list(range(1, len(chosen.entries) + 1))
     assert isinstance(events[-1], Answer)
     assert "".join(e for e in events if isinstance(e, str)) == DRAFT
     assert events[-1].citations
-
-
-def test_arun_matches_run(scripted_llm, tmp_path) -> None:
-    import asyncio
-
-    answer = asyncio.run(citeg(scripted_llm(DRAFT, ALIGN), tmp_path).arun("When was the Eiffel Tower built?", SOURCES))
-    assert [s.kind for s in answer.sentences].count("cited") == 2
 
 
 def test_korean_question_asks_for_korean_and_segments_korean(scripted_llm, tmp_path) -> None:

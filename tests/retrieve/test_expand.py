@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import asyncio
 
 from navicite.index.base import LexicalIndex
 from navicite.llm import LLMUnavailableError
@@ -64,12 +63,6 @@ def test_unavailable_llm_and_no_llm_fall_back(small_index: LexicalIndex) -> None
     assert down.path == "fallback" and "server down" in (down.fallback_reason or "")
     none = analyzer(None, small_index).run(QUESTION)
     assert none.path == "fallback" and "no LLM" in (none.fallback_reason or "")
-
-
-def test_async_twin_gives_the_same_analysis(small_index: LexicalIndex) -> None:
-    sync = analyzer(ScriptedLLM([GOOD]), small_index).run(QUESTION)
-    asynchronous = asyncio.run(analyzer(ScriptedLLM([GOOD]), small_index).arun(QUESTION))
-    assert sync == asynchronous
 
 
 def test_schema_asks_only_for_what_the_portfolios_read() -> None:

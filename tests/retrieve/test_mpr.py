@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -81,14 +80,6 @@ def test_bad_translation_skips_g_with_reason(small_index: LexicalIndex, tmp_path
     result = retriever(llm, small_index, tmp_path).run("Does vitamin D prevent fractures in the elderly?")
     assert "translation failed" in result.portfolios.skipped["G"]
     assert "G" not in {q.portfolio for q in result.portfolios.queries}
-
-
-def test_async_twin_matches_run(small_index: LexicalIndex, tmp_path: Path) -> None:
-    question = "Does vitamin D prevent fractures in the elderly?"
-    sync = retriever(ScriptedLLM([ANALYSIS, TRANSLATION]), small_index, tmp_path).run(question)
-    asynchronous = asyncio.run(retriever(ScriptedLLM([ANALYSIS, TRANSLATION]), small_index, tmp_path).arun(question))
-    assert [c.doc_id for c in sync.ranked] == [c.doc_id for c in asynchronous.ranked]
-    assert sync.portfolios.to_dict() == asynchronous.portfolios.to_dict()
 
 
 def test_create_retriever_from_settings(tmp_path: Path) -> None:

@@ -89,7 +89,8 @@ def test_without_a_model_the_answer_is_503_and_the_stream_ends_with_an_error(cli
     streamed = client.post("/v1/ask", json={"question": "Does folic acid lower homocysteine?", "stream": True})
     assert streamed.headers["content-type"].startswith("text/event-stream")
     frames = parse_sse(streamed.text)
-    assert frames[0][0] == "stage" and frames[0][1]["analysis"]["primary"]
+    assert frames[0][0] == "sources" and frames[0][1]["preliminary"] and frames[0][1]["sources"]  # the first matches
+    assert frames[1][0] == "stage" and frames[1][1]["analysis"]["primary"]
     assert frames[-1][0] == "error" and "llm.backend" in frames[-1][1]["detail"]
 
 

@@ -52,8 +52,11 @@ def ask(
             if event.kind == "stage":
                 status.update(text=stage_line(event.data, mode))
             elif event.kind == "sources" and not as_json:
-                shown = [sources_table(event.data["sources"])]
-                status.update(text=f"reading {len(event.data['sources'])} sources and writing the answer…")
+                if event.data.get("preliminary"):
+                    shown = [sources_table(event.data["sources"], "first matches (BM25), while the question is analysed")]
+                else:
+                    shown = [sources_table(event.data["sources"])]
+                    status.update(text=f"reading {len(event.data['sources'])} sources and writing the answer…")
             elif event.kind == "token" and not as_json:
                 draft.append(event.data["text"])
             elif event.kind == "reset" and not as_json:
@@ -70,9 +73,9 @@ def ask(
         render_answer(answer, out_console, show_timing=timing)
 
 
-def sources_table(sources: list[dict[str, Any]]) -> Table:
-    """The sources the draft reads, shown while it is written."""
-    table = Table(title="sources", title_justify="left", show_header=False, box=None, pad_edge=False)
+def sources_table(sources: list[dict[str, Any]], title: str = "sources") -> Table:
+    """The sources the draft reads (or the first matches), shown while the answer is being made."""
+    table = Table(title=title, title_justify="left", show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
     table.add_column(style="green")

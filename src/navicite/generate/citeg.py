@@ -8,7 +8,6 @@ written, then the finished :class:`Answer`.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -84,10 +83,6 @@ class CiteG:
             if isinstance(event, Answer):
                 return event
         raise AssertionError("CiteG produced no answer")  # pragma: no cover - _events always ends with one
-
-    async def arun(self, question: str, sources: list[Source]) -> Answer:
-        """Async twin of :meth:`run` (the work runs in a worker thread)."""
-        return await asyncio.to_thread(self.run, question, sources)
 
     def stream(self, question: str, sources: list[Source]) -> Iterator[str | Chosen | Answer]:
         """The chosen sources, pieces of the draft's text as the model writes them, then the :class:`Answer`.
@@ -192,5 +187,6 @@ def usage_summary(calls: list[Usage]) -> dict[str, Any]:
         "calls": len(log.calls),
         "prompt_tokens": sum(u.prompt_tokens for u in log.calls),
         "completion_tokens": sum(u.completion_tokens for u in log.calls),
+        "cached_tokens": sum(u.cached_tokens for u in log.calls),
         "stages": per_stage,
     }

@@ -63,15 +63,23 @@ def citation_table(answer: Answer) -> Table:
 
 
 def timing_table(answer: Answer) -> Table:
-    """Seconds per stage and LLM calls, from the trace."""
+    """Seconds per stage, LLM calls and their prompt (reused from llama.cpp's prompt cache) and written tokens."""
     table = Table(title="time per stage", box=None)
     table.add_column("stage")
     table.add_column("seconds", justify="right")
     table.add_column("LLM calls", justify="right")
+    table.add_column("prompt tokens", justify="right")
+    table.add_column("of them cached", justify="right")
+    table.add_column("written", justify="right")
     per_stage = answer.llm.get("stages", {})
     for stage in answer.trace:
-        calls = int(per_stage.get(stage.name, {}).get("calls", 0))
-        table.add_row(stage.name, f"{stage.seconds:.2f}", str(calls) if calls else "")
+        totals = per_stage.get(stage.name, {})
+        calls = int(totals.get("calls", 0))
+        prompt, cached = int(totals.get("prompt_tokens", 0)), int(totals.get("cached_tokens", 0))
+        share = f"{cached:,} ({cached / prompt:.0%})" if prompt else ""
+        table.add_row(stage.name, f"{stage.seconds:.2f}", str(calls) if calls else "",
+                      f"{prompt:,}" if calls else "", share if calls else "",
+                      f"{int(totals.get('completion_tokens', 0)):,}" if calls else "")
     return table
 
 

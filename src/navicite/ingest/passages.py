@@ -25,7 +25,7 @@ _ENDS_SENTENCE = re.compile(r"[.!?。！？]['\"”’)\]]*$")
 # Abbreviations whose full stop rarely ends a sentence.
 _ABBREVIATIONS = frozenset("al. e.g. i.e. etc. vs. cf. fig. figs. eq. eqs. ref. refs. sec. no. pp. p. approx. dr. mr. mrs. ms.".split())
 #: A record with at most this many times the target words stays one passage.
-WHOLE_RECORD_FACTOR = 2.5
+WHOLE_RECORD_FACTOR = 3.0
 # A section break is only taken once the passage has this many words: a bare heading
 # ("3 Methods" right before "3.1 Data") joins the text that follows it.
 _MIN_BEFORE_BREAK = 25

@@ -62,6 +62,8 @@ class Usage:
     stage: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: Prompt tokens served from the backend's prompt cache (a shared prefix with an earlier call).
+    cached_tokens: int = 0
     seconds: float = 0.0
     cache_hit: bool = False
     #: Time the backend spent reading the prompt and writing the reply, where it reports them
@@ -90,15 +92,17 @@ class UsageLog:
                 scope.append(usage)
 
     def totals(self) -> dict[str, dict[str, float]]:
-        """Per stage: calls, cache hits, prompt and completion tokens, seconds."""
+        """Per stage: calls, cache hits, prompt (and prompt-cached) and completion tokens, seconds."""
         out: dict[str, dict[str, float]] = {}
         with self._lock:
             calls = list(self.calls)
         for u in calls:
-            t = out.setdefault(u.stage, {"calls": 0, "cache_hits": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0})
+            t = out.setdefault(u.stage, {"calls": 0, "cache_hits": 0, "prompt_tokens": 0, "cached_tokens": 0,
+                                         "completion_tokens": 0, "seconds": 0.0})
             t["calls"] += 1
             t["cache_hits"] += int(u.cache_hit)
             t["prompt_tokens"] += u.prompt_tokens
+            t["cached_tokens"] += u.cached_tokens
             t["completion_tokens"] += u.completion_tokens
             t["seconds"] += u.seconds
         return out

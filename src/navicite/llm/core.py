@@ -61,6 +61,8 @@ class Completion:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     finish_reason: str = "stop"
+    #: Prompt tokens the server reused from an earlier request's prefix instead of reading them again.
+    cached_tokens: int = 0
     prompt_ms: float | None = None
     generation_ms: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -276,6 +278,7 @@ class BaseLLM(ABC):
                 options.stage,
                 prompt_tokens=completion.prompt_tokens,
                 completion_tokens=completion.completion_tokens,
+                cached_tokens=completion.cached_tokens,
                 seconds=seconds,
                 prompt_ms=completion.prompt_ms,
                 generation_ms=completion.generation_ms,

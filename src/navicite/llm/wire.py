@@ -46,6 +46,8 @@ def completion_from(data: dict[str, Any], text: str | None = None, finish_reason
         text=text,
         prompt_tokens=int(usage.get("prompt_tokens") or timings.get("prompt_n") or 0),
         completion_tokens=int(usage.get("completion_tokens") or timings.get("predicted_n") or 0),
+        # llama.cpp reports the reused prefix as timings.cache_n; OpenAI-style servers in usage details.
+        cached_tokens=int(timings.get("cache_n") or (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0),
         finish_reason=finish_reason or "stop",
         prompt_ms=timings.get("prompt_ms"),
         generation_ms=timings.get("predicted_ms"),

@@ -8,7 +8,6 @@ layer's repair, the statistical fallback runs and the result says so.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, field_validator
@@ -116,13 +115,3 @@ class QueryAnalyzer:
             return analysis_from_reply(reply, question)
         except (LLMError, ValueError) as exc:
             return self.fallback.run(question, f"LLM analysis unusable: {exc}")
-
-    async def arun(self, question: str) -> Analysis:
-        """Async twin of :meth:`run`; the statistical path runs in a worker thread."""
-        if self.llm is None:
-            return await asyncio.to_thread(self.fallback.run, question, "no LLM configured (llm.backend = none)")
-        try:
-            reply = await self.llm.acomplete_json(self._messages(question), AnalysisReply, self._options())
-            return analysis_from_reply(reply, question)
-        except (LLMError, ValueError) as exc:
-            return await asyncio.to_thread(self.fallback.run, question, f"LLM analysis unusable: {exc}")

@@ -14,9 +14,8 @@ do not count each other's calls.
 
 from __future__ import annotations
 
-import asyncio
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -81,6 +80,14 @@ class MPRResult:
 
 
 
+@dataclass(frozen=True)
+class _Early:
+    """Searches started before the analysis: the flat question's BM25 and portfolio D."""
+
+    flat: Future[list[Hit]]
+    dense: Future[QueryResult | None]
+
+
 class DenseSearch(Protocol):
     """Nearest documents to a question by embedding (one holding files open also has ``close()``)."""
 
@@ -90,7 +97,7 @@ class DenseSearch(Protocol):
 
 
 class MultiPortfolioRetriever:
-    """The MPR stage: ``run(question) -> MPRResult`` (and ``arun``).
+    """The MPR stage: ``run(question) -> MPRResult``.
 
     Args:
         index: the lexical index to search.
@@ -165,15 +172,13 @@ class MultiPortfolioRetriever:
                 hits.append(Hit(doc_id, score, doc.title, link=doc.link, parent=str(doc.metadata.get(PARENT_KEY, ""))))
         return QueryResult("D", f"nearest by embedding: {question}", hits, time.perf_counter() - start)
 
-    def _search_all(self, question: str, portfolios: PortfolioSet) -> tuple[list[QueryResult], list[Hit]]:
-        workers = max(1, min(self.cfg.concurrency, len(portfolios.queries) + 2))
+    def _search_all(self, portfolios: PortfolioSet, early: _Early) -> tuple[list[QueryResult], list[Hit]]:
+        workers = max(1, min(self.cfg.concurrency, len(portfolios.queries)))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            flat = pool.submit(self._flat_bm25, question)
-            dense = pool.submit(self._dense_hits, question)
             results = list(pool.map(self._search_one, portfolios.queries))
-            if (nearest := dense.result()) is not None:
-                results.append(nearest)
-            return results, flat.result()
+        if (nearest := early.dense.result()) is not None:
+            results.append(nearest)
+        return results, early.flat.result()
 
     def _items(self, pool: list[Candidate], flat: list[Hit]) -> list[RerankItem]:
         bm25 = {h.doc_id: float(h.score) for h in flat}
@@ -200,13 +205,13 @@ class MultiPortfolioRetriever:
         return ranked
 
     def _after_analysis(self, question: str, analysis: Analysis, translation: Translation | None, g_reason: str,
-                        timings: dict[str, float], calls: list[Usage], top_n: int | None) -> MPRResult:
+                        timings: dict[str, float], calls: list[Usage], top_n: int | None, early: _Early) -> MPRResult:
         start = time.perf_counter()
         if self.flat:
             portfolios = PortfolioSet([], {"Q/S/F/G/D": _FLAT_REASON})
         else:
             portfolios = self.builder.run(analysis, translation, g_reason)
-        results, flat = self._search_all(question, portfolios)
+        results, flat = self._search_all(portfolios, early)
         flat_query = free_text(question)
         if (self.cfg.flat_portfolio or self.flat) and flat_query is not None:
             # Portfolio B: the Boolean portfolios are conjunctions and miss documents that
@@ -227,41 +232,33 @@ class MultiPortfolioRetriever:
 
     # -- public ------------------------------------------------------------------------------
 
-    def run(self, question: str, top_n: int | None = None) -> MPRResult:
-        """Retrieve and rank candidates for ``question``; keep ``top_n`` (default ``rerank.top_n``)."""
-        with usage_scope() as calls:
+    def run(self, question: str, top_n: int | None = None, flat: list[Hit] | None = None) -> MPRResult:
+        """Retrieve and rank candidates for ``question``; keep ``top_n`` (default ``rerank.top_n``).
+
+        The flat question's BM25 and its nearest passages by embedding need no keywords, so
+        they run while the model analyses the question; ``flat``: the flat hits, when the
+        caller already has them (from :meth:`flat_hits`).
+        """
+        with usage_scope() as calls, ThreadPoolExecutor(max_workers=2) as side:
+            early = _Early(
+                side.submit(lambda: flat) if flat is not None else side.submit(self._flat_bm25, question),
+                side.submit(self._dense_hits, question),
+            )
             timings: dict[str, float] = {}
             if self.flat:
                 analysis = Analysis([], [], detect_language(question), "fallback", _FLAT_REASON)
-                return self._after_analysis(question, analysis, None, _FLAT_REASON, timings, calls, top_n)
+                return self._after_analysis(question, analysis, None, _FLAT_REASON, timings, calls, top_n, early)
             start = time.perf_counter()
             analysis = self.analyzer.run(question)
             timings["analyze"] = time.perf_counter() - start
             start = time.perf_counter()
             translation, g_reason = self._translate(analysis)
             timings["translate"] = time.perf_counter() - start
-            return self._after_analysis(question, analysis, translation, g_reason, timings, calls, top_n)
+            return self._after_analysis(question, analysis, translation, g_reason, timings, calls, top_n, early)
 
-    async def arun(self, question: str, top_n: int | None = None) -> MPRResult:
-        """Async twin of :meth:`run`: LLM calls are awaited, searches and reranking run in a thread."""
-        with usage_scope() as calls:
-            timings: dict[str, float] = {}
-            start = time.perf_counter()
-            analysis = await self.analyzer.arun(question)
-            timings["analyze"] = time.perf_counter() - start
-            start = time.perf_counter()
-            target, g_reason = await asyncio.to_thread(self._g_plan, analysis)
-            translation = None
-            if target is not None:
-                assert self.translator is not None
-                try:
-                    translation = await self.translator.arun(analysis, target)
-                except LLMError as exc:
-                    g_reason = f"translation failed: {exc}"
-            timings["translate"] = time.perf_counter() - start
-            return await asyncio.to_thread(
-                self._after_analysis, question, analysis, translation, g_reason, timings, calls, top_n
-            )
+    def flat_hits(self, question: str) -> list[Hit]:
+        """The flat question's BM25 hits (milliseconds): what can be shown before the analysis is done."""
+        return self._flat_bm25(question)
 
     def close(self) -> None:
         """Release the reranker's and portfolio D's files (their vector stores); the retriever is unusable after."""

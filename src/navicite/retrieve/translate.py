@@ -73,8 +73,3 @@ class KeywordTranslator:
         """Translated keywords. Raises :class:`navicite.llm.base.LLMError` when the model fails."""
         reply = self.llm.complete_json(self._messages(analysis, target), TranslationReply, self._options())
         return Translation(tuple(reply.primary), tuple(reply.expanded), target)
-
-    async def arun(self, analysis: Analysis, target: str) -> Translation:
-        """Async twin of :meth:`run`."""
-        reply = await self.llm.acomplete_json(self._messages(analysis, target), TranslationReply, self._options())
-        return Translation(tuple(reply.primary), tuple(reply.expanded), target)

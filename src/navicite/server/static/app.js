@@ -120,7 +120,7 @@ function handleEvent({ kind, data }, started) {
   } else if (kind === "sources") {
     // Shown while the draft is written; the cited answer's own list replaces it.
     renderSources(data.sources.map((s) => ({ ...s, marker: s.number })));
-    setStatus(`reading ${data.sources.length} sources and writing the answer…`);
+    if (!data.preliminary) setStatus(`reading ${data.sources.length} sources and writing the answer…`);
   } else if (kind === "token") {
     draft.hidden = false;
     draft.textContent += data.text;
