@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from navicite.collection import INFO_FILE, PENDING_FILE, Collection
+from navicite.collection import INFO_FILE, PENDING_FILE, CollectionStore
 from navicite.config import load_settings
 from navicite.documents import Document
 from navicite.index import free_text
@@ -13,8 +13,8 @@ from navicite.index import free_text
 LONG = " ".join(f"Sentence {i} talks about topic{i % 7} and more words here." for i in range(120))
 
 
-def _collection(home: Path, *overrides: str) -> Collection:
-    return Collection(load_settings(home, ["ingest.passage_words=40", *overrides]))
+def _collection(home: Path, *overrides: str) -> CollectionStore:
+    return CollectionStore(load_settings(home, ["ingest.passage_words=40", *overrides]))
 
 
 def test_upsert_indexes_passages_and_replace_drops_the_old_ones(tmp_path: Path) -> None:

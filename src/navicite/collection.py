@@ -2,7 +2,7 @@
 
 A collection has two lexical indexes: ``documents`` holds every document whole (what
 ``docs list``/``docs show`` and the tree builder read) and ``passages`` holds the passages
-retrieval ranks and answers cite. Every write goes through :class:`Collection`, so adding,
+retrieval ranks and answers cite. Every write goes through :class:`CollectionStore`, so adding,
 replacing and deleting a document changes its passages and drops its stale tree in one place.
 
 The two indexes commit separately. A marker file is written before a document write and
@@ -28,7 +28,7 @@ PENDING_FILE = "navicite-passages.pending"
 _REBUILD_BATCH = 2000
 
 
-class Collection:
+class CollectionStore:
     """The documents, passages and knowledge trees of ``settings.home``.
 
     Args:

@@ -24,7 +24,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from navicite.config import Settings
-from navicite.collection import Collection
+from navicite.collection import CollectionStore
 from navicite.documents import Document, Passage
 from navicite.errors import DocumentNotFound, UserInputError
 from navicite.generate.answer import Answer, Source, StageTrace
@@ -92,10 +92,10 @@ class Engine:
             return self._llm
 
     @cached_property
-    def collection(self) -> Collection:
+    def collection(self) -> CollectionStore:
         """The collection: its documents, passages and trees, written through one object."""
         with self._lock:
-            return Collection(self.settings, documents=self.index)
+            return CollectionStore(self.settings, documents=self.index)
 
     @property
     def by_passage(self) -> bool:

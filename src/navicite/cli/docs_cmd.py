@@ -15,10 +15,10 @@ from rich.table import Table
 
 from navicite.cli import app
 from navicite.cli.common import err_console, out_console, print_json, settings
-from navicite.collection import Collection
+from navicite.collection import CollectionStore
 from navicite.documents import Document, place_label
 from navicite.errors import DocumentNotFound
-from navicite.index import LexicalIndex, create, free_text, parse_boolean
+from navicite.index import LexicalIndex, create
 from navicite.index.base import HIGHLIGHT_END, HIGHLIGHT_START
 
 EMPTY_HINT = "no documents yet: run navicite ingest PATH (or navicite ingest --sample)"
@@ -33,8 +33,8 @@ def _index(ctx: typer.Context) -> LexicalIndex:
     return create(settings(ctx))
 
 
-def _collection(ctx: typer.Context) -> Collection:
-    return Collection(settings(ctx))
+def _collection(ctx: typer.Context) -> CollectionStore:
+    return CollectionStore(settings(ctx))
 
 
 def _hint_if_empty(index: LexicalIndex) -> bool:
@@ -74,31 +74,22 @@ def search_command(
     if mpr:
         _search_mpr(ctx, query, k, as_json)
         return
-    parsed = parse_boolean(query) if boolean else free_text(query)
-    collection = _collection(ctx)
-    empty = _hint_if_empty(collection.documents)
-    hits = [] if empty or parsed is None else collection.passages.search(parsed, k=k, snippets=True)
-    rows = []
-    for hit in hits:
-        passage = collection.get_passage(hit.doc_id)
-        row = hit.to_dict()
-        row["id"] = passage.doc_id if passage else hit.doc_id
-        row["passage_id"] = hit.doc_id
-        row["pages"] = list(passage.pages) if passage else []
-        row["section"] = list(passage.section) if passage else []
-        rows.append(row)
+    from navicite.api import Collection
+
+    papers = Collection(settings=settings(ctx))
+    empty = _hint_if_empty(papers.engine.index)
+    hits = [] if empty else papers.search(query, k=k, boolean=boolean)
     if as_json:
-        print_json(rows)
+        print_json([hit.to_dict() for hit in hits])
         return
     if empty:
         return
-    if not rows:
+    if not hits:
         err_console.print("no matching documents", highlight=False)
         return
     table = Table("#", "id", "title", "where", "score", "snippet", show_lines=True)
-    for rank, (hit, row) in enumerate(zip(hits, rows), 1):
-        where = _place(row["pages"], row["section"])
-        table.add_row(str(rank), escape(row["id"]), escape(hit.title), escape(where), f"{hit.score:.2f}",
+    for rank, hit in enumerate(hits, 1):
+        table.add_row(str(rank), escape(hit.doc_id), escape(hit.title), escape(hit.place), f"{hit.score:.2f}",
                       _rich_snippet(hit.snippet))
     out_console.print(table)
 
@@ -184,7 +175,7 @@ def show_command(
             out_console.print(f"  {escape(str(key))}: {escape(str(value))}", highlight=False)
 
 
-def _show_passages(collection: Collection, doc: Document, as_json: bool) -> None:
+def _show_passages(collection: CollectionStore, doc: Document, as_json: bool) -> None:
     cut = collection.passages_of(doc)
     if as_json:
         print_json([{"passage_id": p.id, "number": p.number, "pages": list(p.pages), "section": list(p.section),

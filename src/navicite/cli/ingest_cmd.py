@@ -59,7 +59,7 @@ def ingest_command(
 
 def _embed_with_progress(ctx: typer.Context) -> EmbedReport:
     from navicite import embed
-    from navicite.collection import Collection
+    from navicite.collection import CollectionStore
     from navicite.ingest.vectors import embed_collection
     from navicite.vectors import open_store
 
@@ -67,7 +67,7 @@ def _embed_with_progress(ctx: typer.Context) -> EmbedReport:
     bar = Progress(TextColumn("[bold]embed[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=err_console, transient=True)
     task = bar.add_task("", total=None)
-    collection = Collection(cfg)
+    collection = CollectionStore(cfg)
     store = open_store(cfg.home, cfg.embed.model)
     try:
         with bar:  # passages are what retrieval ranks, so they are what gets a vector

@@ -180,9 +180,9 @@ class IngestRunner:
 
 def _open_index(settings: Settings) -> DocumentSink:
     """The collection of ``settings``: its upsert keeps passages and trees in step with the documents."""
-    from navicite.collection import Collection  # the collection sits above ingest: it cuts passages with it
+    from navicite.collection import CollectionStore  # the collection sits above ingest: it cuts passages with it
 
-    return Collection(settings)
+    return CollectionStore(settings)
 
 
 def ingest(

@@ -1,0 +1,173 @@
+"""navicite from Python: a collection you add documents to, search and ask.
+
+    from navicite import Collection
+
+    with Collection("~/papers") as papers:
+        papers.add(["reports/", "notes.md"])
+        for hit in papers.search("time-dependent covariates", k=3):
+            print(hit.title, hit.place, hit.snippet)
+        answer = papers.ask("Which function builds time-dependent data sets?")
+        print(answer.answer)
+        for c in answer.citations:
+            print(c.block_line(), "|", c.quote)
+
+The command line, the HTTP server and the MCP server use this same object, so what a script
+sees is what ``navicite ask`` prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from navicite.config import Settings, load_settings
+from navicite.documents import Document, Passage, place_label
+from navicite.errors import UserInputError
+from navicite.generate.answer import Answer
+from navicite.index import free_text, parse_boolean
+from navicite.ingest import IngestProgress, IngestSummary, ingest
+from navicite.llm.base import LLM
+from navicite.pipeline import Engine, Event, Mode
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One passage found by :meth:`Collection.search`, with the document it belongs to and its place."""
+
+    doc_id: str
+    passage_id: str
+    title: str
+    score: float
+    snippet: str = ""
+    link: str = ""
+    pages: list[int] = field(default_factory=list)
+    section: list[str] = field(default_factory=list)
+
+    @property
+    def place(self) -> str:
+        """``p. 12, §3.3 Title``, as far as it is known."""
+        return place_label(self.pages, self.section[-1] if self.section else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON (``id`` is the document's id)."""
+        data = asdict(self)
+        data["id"] = data.pop("doc_id")
+        return data
+
+
+class Collection:
+    """One navicite data directory: its documents, their passages and trees, and the model that answers.
+
+    Args:
+        home: the data directory (created on the first write); default ``$NAVICITE_HOME`` or ``./.navicite``.
+        overrides: settings as ``section.key=value`` strings, as ``navicite -s`` takes them.
+        settings: a ready :class:`~navicite.config.Settings` instead of ``home`` and ``overrides``.
+        llm: the chat model to use instead of the configured one (e.g. a scripted one in tests).
+    """
+
+    def __init__(self, home: str | Path | None = None, overrides: Sequence[str] = (), *,
+                 settings: Settings | None = None, llm: LLM | None = None) -> None:
+        if settings is None:
+            settings = load_settings(Path(home).expanduser() if home is not None else None, list(overrides))
+        self.settings = settings
+        self.engine = Engine(settings, llm=llm)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def add(self, items: str | Path | Document | Iterable[str | Path | Document], fmt: str = "auto",
+            progress: Callable[[IngestProgress], None] | None = None) -> IngestSummary:
+        """Add files, folders and :class:`Document` objects; a changed document replaces its old version.
+
+        Raises:
+            UserInputError: a path does not exist or the format is unknown (nothing is written).
+        """
+        if isinstance(items, (str, Path, Document)):
+            items = [items]
+        paths: list[Path] = []
+        documents: list[Document] = []
+        for item in items:
+            if isinstance(item, Document):
+                documents.append(item)
+            else:
+                paths.append(Path(item).expanduser())
+        summary = ingest(paths, self.settings, fmt=fmt, progress=progress, index=self.engine.collection) if paths else IngestSummary()
+        if documents:
+            report = self.engine.collection.upsert([d for d in documents if d.word_count or d.title.strip()])
+            summary.added += len(report.added)
+            summary.replaced += len(report.replaced)
+            summary.unchanged += len(report.unchanged)
+        return summary
+
+    def delete(self, doc_ids: str | Iterable[str]) -> list[str]:
+        """Remove documents (with their passages and trees); returns the ids that existed."""
+        return self.engine.collection.delete([doc_ids] if isinstance(doc_ids, str) else list(doc_ids))
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self.engine.index.count()
+
+    def get(self, doc_id: str) -> Document | None:
+        """A document by id, or None."""
+        return self.engine.index.get(doc_id)
+
+    def documents(self) -> Iterator[Document]:
+        """Every document, in index order."""
+        for doc_id in self.engine.index.ids():
+            doc = self.engine.index.get(doc_id)
+            if doc is not None:
+                yield doc
+
+    def passages(self, doc_id: str) -> list[Passage]:
+        """The passages a document is cut into (what answers cite).
+
+        Raises:
+            UserInputError: no document has this id.
+        """
+        doc = self.get(doc_id)
+        if doc is None:
+            raise UserInputError(f"no document with id {doc_id!r}; list ids with: navicite docs list")
+        return self.engine.collection.passages_of(doc)
+
+    def search(self, query: str, k: int = 10, boolean: bool = False, snippets: bool = True) -> list[SearchHit]:
+        """The ``k`` best passages for free text (BM25), or for a Boolean query with ``boolean``.
+
+        Raises:
+            QuerySyntaxError: ``boolean`` and the query does not parse (the message says where).
+        """
+        parsed = parse_boolean(query) if boolean else free_text(query)
+        if parsed is None:
+            return []
+        store = self.engine.collection
+        hits = []
+        for hit in store.passages.search(parsed, k=k, snippets=snippets):
+            passage = store.get_passage(hit.doc_id)
+            hits.append(SearchHit(
+                doc_id=passage.doc_id if passage else hit.doc_id, passage_id=hit.doc_id, title=hit.title,
+                score=hit.score, snippet=hit.snippet, link=hit.link,
+                pages=list(passage.pages) if passage else [], section=list(passage.section) if passage else [],
+            ))
+        return hits
+
+    def ask(self, question: str, mode: Mode = "mpr", doc_ids: list[str] | None = None) -> Answer:
+        """A cited answer (see :meth:`navicite.pipeline.Engine.ask_stream` for what each mode does)."""
+        return self.engine.ask(question, mode, doc_ids)
+
+    def ask_stream(self, question: str, mode: Mode = "mpr", doc_ids: list[str] | None = None) -> Iterator[Event]:
+        """The steps of an answer as they happen: sources, draft pieces, then the answer."""
+        return self.engine.ask_stream(question, mode, doc_ids)
+
+    # -- lifetime ------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release open files (vector stores, index writers); the collection reopens them when used again."""
+        self.engine.close()
+        self.engine.collection.close()
+
+    def __enter__(self) -> Collection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
