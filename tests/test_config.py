@@ -73,3 +73,29 @@ def test_secrets_are_masked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("NAVICITE_API_KEY", "s3cret")
     shown = load_settings(tmp_path, ["llm.api_key=abc"]).public_dict()
     assert shown["llm"]["api_key"] == "***" and shown["server"]["api_key"] == "***"
+
+
+def test_a_preset_sits_under_explicit_overrides_and_an_unknown_one_is_an_error(tmp_path) -> None:
+    from navicite.config import PRESETS, load_settings
+
+    fast = load_settings(tmp_path, preset="fast")
+    assert fast.retrieve.method == "flat" and fast.generate.verifier == "lexical"
+    mine = load_settings(tmp_path, ["generate.verifier=hybrid"], preset="fast")
+    assert mine.generate.verifier == "hybrid" and mine.retrieve.method == "flat"
+    old = load_settings(tmp_path, preset="first-release")
+    assert (old.generate.evidence, old.generate.format, old.llm.threads) == ("document", "report", 1)
+    assert all(load_settings(tmp_path, preset=name) for name in PRESETS)
+    with pytest.raises(ConfigError, match="unknown preset 'nope'; choose one of: first-release"):
+        load_settings(tmp_path, preset="nope")
+
+
+def test_default_threads_count_the_physical_cores_this_process_may_use(monkeypatch) -> None:
+    import os
+
+    from navicite.config import default_threads, load_settings
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert default_threads() == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)))
+    assert 1 <= default_threads() <= 8  # capped, and CPUs without topology files still count
+    assert load_settings(None, ["llm.threads=3"]).llm.threads == 3

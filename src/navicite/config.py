@@ -330,6 +330,35 @@ class Settings(BaseSettings):
         return data
 
 
+#: Named sets of overrides (``navicite --preset NAME``), applied under the ``-s`` overrides.
+PRESETS: dict[str, tuple[str, ...]] = {
+    # The first release's call pattern, for side-by-side runs: whole documents cut to the
+    # budget, the title/introduction/body/conclusion draft, one thread.
+    "first-release": ("generate.evidence=document", "generate.format=report", "llm.threads=1",
+                      "retrieve.analysis_max_tokens=384"),
+    # Fewest model calls: no keyword analysis, word-overlap verification, five sources.
+    "fast": ("retrieve.method=flat", "generate.verifier=lexical", "generate.max_sources=5",
+             "generate.language_retry=false"),
+    # The method's report form of the answer.
+    "report": ("generate.format=report",),
+    # More model judgement where it pays: every support check by the model, navicite's cross-encoder.
+    "quality": ("generate.verifier=llm", "rerank.backend=navicite"),
+}
+
+
+def preset_overrides(name: str | None) -> list[str]:
+    """The overrides of preset ``name`` (none for None).
+
+    Raises:
+        ConfigError: no preset of that name.
+    """
+    if not name:
+        return []
+    if name not in PRESETS:
+        raise ConfigError(f"unknown preset {name!r}; choose one of: {', '.join(PRESETS)}")
+    return list(PRESETS[name])
+
+
 def parse_override(text: str) -> tuple[list[str], Any]:
     """Parse ``section.key=value`` into a key path and a TOML-typed value.
 
@@ -375,12 +404,13 @@ def _env_values() -> dict[str, Any]:
     return values
 
 
-def load_settings(home: Path | str | None = None, overrides: list[str] | None = None) -> Settings:
+def load_settings(home: Path | str | None = None, overrides: list[str] | None = None, preset: str | None = None) -> Settings:
     """Build the effective settings for a data directory.
 
     Args:
         home: the data directory; defaults to ``$NAVICITE_HOME`` or ``./.navicite``.
         overrides: ``section.key=value`` strings, applied last.
+        preset: a name of :data:`PRESETS`, applied just before ``overrides``.
 
     Raises:
         ConfigError: a file, variable or override names an unknown key or a bad value.
@@ -392,7 +422,7 @@ def load_settings(home: Path | str | None = None, overrides: list[str] | None = 
         data = _read_toml(config_file)
     for path, value in _flatten(_env_values()):
         _merge(data, path, value)
-    for text in overrides or []:
+    for text in [*preset_overrides(preset), *(overrides or [])]:
         path, value = parse_override(text)
         _merge(data, path, value)
     data["home"] = home_path

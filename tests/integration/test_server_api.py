@@ -93,7 +93,9 @@ def test_streamed_answer(client: TestClient) -> None:
                     answer = data
                 elif event == "error":
                     pytest.fail(data["detail"])
-    assert kinds[0] == "stage" and "token" in kinds and kinds[-1] == "answer"
+    # The first matches come at once, then the retrieval stage, the chosen sources, the draft, the answer.
+    assert kinds[0] == "sources" and "stage" in kinds and "token" in kinds and kinds[-1] == "answer"
+    assert kinds.index("stage") < kinds.index("sources", 1) < kinds.index("token")
     assert draft.strip()
     assert answer is not None and answer["question"] == question
     check_answer(client, answer)

@@ -36,6 +36,11 @@ def _root(
         Optional[list[str]],
         typer.Option("--set", "-s", help="Override a setting: section.key=value (repeatable), e.g. -s llm.threads=2."),
     ] = None,
+    preset: Annotated[
+        Optional[str],
+        typer.Option("--preset", envvar="NAVICITE_PRESET",
+                     help="A named set of settings, under --set: fast, quality, report, first-release (see config show)."),
+    ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the LLM cache for this command.")
     ] = False,
@@ -50,6 +55,7 @@ def _root(
         raise typer.Exit()
     st = state(ctx)
     st.home = home
+    st.preset = preset
     st.overrides = list(set_ or []) + (["llm.cache=false"] if no_cache else [])
 
 

@@ -23,12 +23,13 @@ class AppState:
 
     home: str | None = None
     overrides: list[str] = field(default_factory=list)
+    preset: str | None = None
     _settings: Settings | None = None
 
     @property
     def settings(self) -> Settings:
         if self._settings is None:
-            self._settings = load_settings(self.home, self.overrides)
+            self._settings = load_settings(self.home, self.overrides, self.preset)
         return self._settings
 
 
