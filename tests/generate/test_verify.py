@@ -236,3 +236,19 @@ class _Always:
     def score(self, pairs):
         self.asked += len(pairs)
         return [(self.value, self.name) for _ in pairs]
+
+
+def test_a_name_the_question_gave_need_not_be_repeated_by_the_source() -> None:
+    # The real compete.pdf passage that answers "Which command creates the data set for a Fine-Gray model?"
+    passage = entry(1, "The data set can be created using the finegray command. The finegray command has been used "
+                       "to create two data sets: one for the PCM endpoint and one for the death endpoint.", "Multi-state models")
+    sentence = "The command that creates the data set for a Fine-Gray model is finegray()."
+    question = "Which command creates the data set for a Fine-Gray model?"
+    [bare] = Verifier(_Always(1.0), threshold=0.5, general_accept=0.8).run([sentence], [Alignment("fact", (1,))], [passage])
+    assert bare.kept == []  # without the question, "Fine-Gray" looks invented
+    [asked] = Verifier(_Always(1.0), threshold=0.5, general_accept=0.8).run([sentence], [Alignment("fact", (1,))], [passage], question)
+    assert asked.kept == [1]
+    # A name that neither the question nor the source has is still refused.
+    [invented] = Verifier(_Always(1.0), threshold=0.5, general_accept=0.8).run(
+        ["The finegray command was written by Gray in 1999."], [Alignment("fact", (1,))], [passage], question)
+    assert invented.kept == []

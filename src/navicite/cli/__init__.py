@@ -63,7 +63,7 @@ def _register() -> None:
     # Imported for their side effect of adding commands to ``app``.
     from navicite.cli import config_cmd, docs_cmd  # noqa: F401
 
-    for optional in ("ingest_cmd", "llm_cmd", "eval_cmd", "ask_cmd", "tree_cmd", "serve_cmd", "rerank_cmd"):
+    for optional in ("ingest_cmd", "llm_cmd", "eval_cmd", "ask_cmd", "tree_cmd", "serve_cmd", "rerank_cmd", "mcp_cmd"):
         try:
             __import__(f"navicite.cli.{optional}")
         except ModuleNotFoundError as exc:

@@ -135,13 +135,18 @@ class CiteG:
             if aligned.alignments:
                 g = self.settings.generate
                 verifier = Verifier(create_scorer(self.llm, self.settings), g.support_threshold, g.lexical_accept)
-                verified = verifier.run([claim_text(t) for t in texts], aligned.alignments, entries)
+                verified = verifier.run([claim_text(t) for t in texts], aligned.alignments, entries, question)
             else:
                 verified = [Verified("general") for _ in sentences]
             if self.drafter.answer_form:
                 # "The sources do not say ..." reports a gap; there is nothing in it to cite or to flag.
                 verified = [Verified("general") if is_no_answer_sentence(t) else v for t, v in zip(texts, verified)]
-            out.update(checks=sum(len(v.checks) for v in verified), kept=sum(len(v.kept) for v in verified))
+            # What was not checked, and why: a sentence the aligner gave no source (or judged
+            # general) costs no verification call.
+            skipped = sum(1 for a in aligned.alignments if not a.sources) if aligned.alignments else len(sentences)
+            out.update(checks=sum(len(v.checks) for v in verified), kept=sum(len(v.kept) for v in verified),
+                       judged=sum(1 for v in verified for c in v.checks if c.scorer != "lexical"),
+                       skipped_no_source=skipped)
         with trace.stage("cite") as out:
             answer = self._assemble(question, draft, units, verified, entries)
             out.update(citations=len(answer.citations), unsupported=len(answer.unsupported))

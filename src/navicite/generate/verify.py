@@ -328,11 +328,19 @@ class Verifier:
     def __init__(self, scorer: Scorer, threshold: float, general_accept: float) -> None:
         self.scorer = scorer
         self.threshold = threshold
+        self._given: list[str] = []
         # A sentence aligned as general is still cited when a source states it word for word.
         self.general_accept = general_accept
 
-    def run(self, sentences: list[str], alignments: list[Alignment], entries: list[ContextEntry]) -> list[Verified]:
-        """One :class:`Verified` per sentence."""
+    def run(self, sentences: list[str], alignments: list[Alignment], entries: list[ContextEntry],
+            question: str = "") -> list[Verified]:
+        """One :class:`Verified` per sentence.
+
+        ``question``: what the user asked; a name the answer takes from it ("... for a Fine-Gray
+        model is finegray") is the user's own word, not one the model invented, so the name
+        check does not ask a source to repeat it.
+        """
+        self._given = [question] if question.strip() else []
         by_number = {e.number: e for e in entries}
         results = [Verified(a.kind) for a in alignments]
         proposed = [(i, n) for i, a in enumerate(alignments) for n in a.sources if n in by_number]
@@ -380,7 +388,7 @@ class Verifier:
         for i, n in pairs:
             # A detail neither this source nor any other proposed one mentions cannot be cited here:
             # the pair is not worth a judge call.
-            missing = unmentioned(sentences[i], [_source_text(by_number[n])])
+            missing = unmentioned(sentences[i], [_source_text(by_number[n]), *self._given])
             others = [_source_vocabulary(_source_text(by_number[m])) for m in proposed_for.get(i, []) if m != n]
             if any(not any(_mentions(name, v) for v in others) for name in missing):
                 self._record(results[i], by_number[n], 0.0, NAME_CHECK)
@@ -394,7 +402,7 @@ class Verifier:
 
     def _require_mentions(self, sentence: str, result: Verified, by_number: dict[int, ContextEntry]) -> None:
         """Drop the kept sources of a sentence naming something none of them mentions."""
-        if not result.kept or not unmentioned(sentence, [_source_text(by_number[n]) for n in result.kept]):
+        if not result.kept or not unmentioned(sentence, [*(_source_text(by_number[n]) for n in result.kept), *self._given]):
             return
         result.checks = [
             SupportCheck(c.source, c.doc_id, c.score, False, f"{c.scorer}+{NAME_CHECK}") if c.kept else c for c in result.checks

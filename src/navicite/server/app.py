@@ -1,5 +1,7 @@
 """The FastAPI application: API routers under ``/v1``, the web page at ``/``, error mapping.
 
+Chat clients get OpenAI's endpoints under ``/v1`` and Ollama's under ``/api`` (routes/openai_chat.py).
+
 ``create_app(settings, engine)`` builds a fresh app around one :class:`Engine`, so
 every request shares the same index handle and the same model (the engine's model
 limits its own concurrency). Blocking engine work runs in worker threads.
@@ -22,7 +24,7 @@ from navicite import __version__
 from navicite.config import Settings
 from navicite.errors import DocumentNotFound, NaviciteError, QuerySyntaxError, UserInputError
 from navicite.server.auth import require_key
-from navicite.server.routes import ask, documents, search, system, trees
+from navicite.server.routes import ask, documents, openai_chat, search, system, trees
 from navicite.server.uploads import UnsupportedUpload, UploadTooLarge
 
 if TYPE_CHECKING:
@@ -40,7 +42,8 @@ _PAGE_HEADERS = {
 }
 
 
-def _status_of(exc: NaviciteError) -> int:
+def status_of(exc: NaviciteError) -> int:
+    """The HTTP status of a navicite error (the chat endpoints answer with it too)."""
     if isinstance(exc, UploadTooLarge):
         return 413
     if isinstance(exc, UnsupportedUpload):
@@ -59,7 +62,7 @@ async def _navicite_error(request: Request, exc: Exception) -> JSONResponse:
     body: dict[str, Any] = {"detail": str(exc), "error": type(exc).__name__}
     if isinstance(exc, QuerySyntaxError):
         body["position"] = exc.position
-    return JSONResponse(body, status_code=_status_of(exc))
+    return JSONResponse(body, status_code=status_of(exc))
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
@@ -102,8 +105,10 @@ def create_app(settings: Settings, engine: Engine | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _validation_error)
 
     app.include_router(system.router, prefix="/v1")
-    for module in (ask, search, documents, trees):
+    for module in (ask, search, documents, trees, openai_chat):
         app.include_router(module.router, prefix="/v1", dependencies=[Depends(require_key)])
+    # Ollama's clients expect its paths at the root of the server, not under /v1.
+    app.include_router(openai_chat.ollama_router, prefix="/api", dependencies=[Depends(require_key)])
 
     @app.middleware("http")
     async def page_headers(request: Request, call_next: Any) -> Any:

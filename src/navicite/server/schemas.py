@@ -35,3 +35,40 @@ class RecordsRequest(_Body):
     """JSON records for ``POST /v1/documents`` (fields as in JSONL ingest: id, title, abstract, text, link, ...)."""
 
     records: list[dict[str, Any]] = Field(..., min_length=1)
+
+
+class _ClientBody(BaseModel):
+    """A body written by someone else's client: fields navicite does not use are ignored, not refused."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class ChatMessage(_ClientBody):
+    """One message of an OpenAI or Ollama chat; ``content`` may be OpenAI's list of parts."""
+
+    role: str = Field(..., description="system, user, assistant, ...; only user messages are read.")
+    content: str | list[dict[str, Any]] | None = None
+
+    @property
+    def text(self) -> str:
+        """The message's text (the text parts of a list, joined; images and other parts are dropped)."""
+        if isinstance(self.content, list):
+            return "\n".join(str(p.get("text", "")) for p in self.content if p.get("type") == "text")
+        return self.content or ""
+
+
+class ChatCompletionRequest(_ClientBody):
+    """``POST /v1/chat/completions``; sampling options (temperature, max_tokens, ...) are ignored."""
+
+    model: str = Field("navicite", description="navicite (mode mpr), navicite-navi or navicite-hybrid; see GET /v1/models.")
+    messages: list[ChatMessage] = Field(default_factory=list, max_length=500)
+    stream: bool = False
+    stream_options: dict[str, Any] | None = Field(None, description="{\"include_usage\": true} adds a last chunk with usage.")
+
+
+class OllamaChatRequest(_ClientBody):
+    """``POST /api/chat`` as Ollama takes it; it streams unless ``stream`` is false."""
+
+    model: str = "navicite"
+    messages: list[ChatMessage] = Field(default_factory=list, max_length=500)
+    stream: bool = True
