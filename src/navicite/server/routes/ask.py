@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Iterator
@@ -10,17 +9,14 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
-from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+from starlette.concurrency import run_in_threadpool
 
 from navicite.errors import NaviciteError
 from navicite.server.schemas import AskRequest
+from navicite.server.streaming import HEARTBEAT_S, paced
 
 router = APIRouter(tags=["answers"])
 log = logging.getLogger(__name__)
-
-#: Seconds between keep-alive comments while no event is ready.
-HEARTBEAT_S = 15.0
-
 
 def sse_frame(kind: str, data: dict[str, Any]) -> str:
     """One server-sent event; JSON without indentation keeps ``data`` on a single line."""
@@ -34,38 +30,21 @@ def _payload(kind: str, data: dict[str, Any]) -> dict[str, Any]:
 
 
 async def answer_events(events: Iterator[Any], heartbeat_s: float = HEARTBEAT_S) -> AsyncIterator[str]:
-    """Engine events as SSE frames; each step of the engine runs in a worker thread.
+    """Engine events as SSE frames (see :func:`navicite.server.streaming.paced`).
 
-    While a stage runs without events (retrieval can take a minute on a busy
-    machine) a comment line goes out every ``heartbeat_s`` seconds, so proxies and
-    clients do not take the quiet connection for a dead one. A failure after the
-    response has started cannot change the status code any more, so it is sent as
-    a final ``error`` event with the reason.
+    While a stage runs without events (retrieval can take a minute on a busy machine) a
+    comment line goes out, so proxies and clients do not take the quiet connection for a
+    dead one. A failure after the response has started cannot change the status code any
+    more, so it is sent as a final ``error`` event with the reason.
     """
-    steps = iterate_in_threadpool(events)
-    pending: asyncio.Future[Any] | None = None
     try:
-        while True:
-            if pending is None:
-                pending = asyncio.ensure_future(steps.__anext__())
-            done, _ = await asyncio.wait({pending}, timeout=heartbeat_s)
-            if not done:
-                yield ": still working\n\n"
-                continue
-            finished, pending = pending, None
-            try:
-                event = finished.result()
-            except StopAsyncIteration:
-                return
-            yield sse_frame(event.kind, _payload(event.kind, event.data))
+        async for event in paced(events, heartbeat_s):
+            yield ": still working\n\n" if event is None else sse_frame(event.kind, _payload(event.kind, event.data))
     except NaviciteError as exc:
         yield sse_frame("error", {"detail": str(exc), "error": type(exc).__name__})
     except Exception as exc:  # the client must learn the answer failed rather than wait forever
         log.exception("streamed answer failed")
         yield sse_frame("error", {"detail": f"internal error ({type(exc).__name__}); see the server log", "error": "InternalError"})
-    finally:
-        if pending is not None:  # the client went away mid-stage
-            pending.cancel()
 
 
 @router.post(

@@ -42,8 +42,6 @@ Errors
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import itertools
 import json
 import logging
@@ -60,7 +58,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
 from pydantic import ValidationError
-from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+from starlette.concurrency import run_in_threadpool
 
 from navicite.documents import place_label
 from navicite.errors import NaviciteError
@@ -68,8 +66,8 @@ from navicite.generate.answer import Answer, Citation
 from navicite.generate.cite import with_marker
 from navicite.generate.render import UNSUPPORTED_SIGN
 from navicite.pipeline import Engine, Event, Mode
-from navicite.server.routes.ask import HEARTBEAT_S
 from navicite.server.schemas import ChatCompletionRequest, ChatMessage, OllamaChatRequest
+from navicite.server.streaming import HEARTBEAT_S, OneContext, paced
 
 log = logging.getLogger(__name__)
 
@@ -276,23 +274,12 @@ class Piece:
 
 
 async def reply_pieces(events: Iterator[Event], heartbeat_s: float = HEARTBEAT_S) -> AsyncIterator[Piece]:
-    """The engine's events as reply pieces; each engine step runs in a worker thread."""
-    steps = iterate_in_threadpool(events)
-    pending: asyncio.Future[Any] | None = None
+    """The engine's events as reply pieces (see :func:`navicite.server.streaming.paced`)."""
     try:
-        while True:
-            if pending is None:
-                pending = asyncio.ensure_future(steps.__anext__())
-            done, _ = await asyncio.wait({pending}, timeout=heartbeat_s)
-            if not done:
+        async for event in paced(events, heartbeat_s):
+            if event is None:
                 yield Piece("wait")
-                continue
-            finished, pending = pending, None
-            try:
-                event = finished.result()
-            except StopAsyncIteration:
-                return
-            if event.kind == "answer":
+            elif event.kind == "answer":
                 answer = event.data["answer"]
                 for part in _paragraphs(reply_text(answer)):
                     yield Piece("content", part)
@@ -304,9 +291,6 @@ async def reply_pieces(events: Iterator[Event], heartbeat_s: float = HEARTBEAT_S
     except Exception as exc:  # the client must learn the answer failed rather than wait forever
         log.exception("streamed chat answer failed")
         yield Piece("error", f"internal error ({type(exc).__name__}); see the server log")
-    finally:
-        if pending is not None:  # the client went away mid-stage
-            pending.cancel()
 
 
 async def _checked_engine(request: Request) -> Engine:
@@ -318,29 +302,13 @@ async def _checked_engine(request: Request) -> Engine:
     return engine
 
 
-class _OneContext(Iterator[Event]):
-    """The engine's events, every step run in one context.
-
-    Each step runs in a worker thread with a fresh copy of the request's context, so a usage
-    scope the engine opens in one step would be gone in the next, and the answer would count
-    only part of its model calls.
-    """
-
-    def __init__(self, events: Iterator[Event]) -> None:
-        self._events = events
-        self._context = contextvars.copy_context()
-
-    def __next__(self) -> Event:
-        return self._context.run(next, self._events)
-
-
 async def _started(engine: Engine, turn: Turn) -> Iterator[Event]:
     """The engine's events for ``turn``, its first one already taken.
 
     The question and mode are checked when the first event is asked for, so taking it before
     the response starts turns a refused question into a 400 instead of an error mid-stream.
     """
-    events = _OneContext(engine.ask_stream(turn.question, turn.mode))
+    events = OneContext(engine.ask_stream(turn.question, turn.mode))
     first = await run_in_threadpool(next, events, None)
     return itertools.chain([first] if first is not None else [], events)
 
