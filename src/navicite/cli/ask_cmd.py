@@ -15,7 +15,7 @@ from navicite.cli import app
 from navicite.cli.common import err_console, out_console, print_json, settings
 from navicite.documents import place_label
 from navicite.generate.render import render_answer
-from navicite.pipeline import Engine
+from navicite.api import Collection
 
 
 @app.command("ask")
@@ -34,9 +34,9 @@ def ask(
     timing: Annotated[bool, typer.Option("--timing", help="Show time and LLM cost per stage.")] = False,
 ) -> None:
     """Answer QUESTION from the collection; every factual sentence cites its sources."""
-    engine = Engine(settings(ctx))
-    ctx.call_on_close(engine.close)  # the retriever's vector stores
-    if engine.index.count() == 0:
+    papers = Collection(settings=settings(ctx))
+    ctx.call_on_close(papers.close)  # the retriever's vector stores
+    if len(papers) == 0:
         err_console.print("no documents yet: run [bold]navicite ingest PATH[/] (or [bold]navicite ingest --sample[/]) first")
         raise typer.Exit(2)
     answer = None
@@ -48,7 +48,7 @@ def ask(
     status = Spinner("dots", text=waiting)
     with live:
         live.update(Group(status))
-        for event in engine.ask_stream(question, mode, doc):  # type: ignore[arg-type]
+        for event in papers.ask_stream(question, mode, doc):  # type: ignore[arg-type]
             if event.kind == "stage":
                 status.update(text=stage_line(event.data, mode))
             elif event.kind == "sources" and not as_json:

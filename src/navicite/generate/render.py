@@ -71,7 +71,7 @@ def timing_table(answer: Answer) -> Table:
     table.add_column("prompt tokens", justify="right")
     table.add_column("of them cached", justify="right")
     table.add_column("written", justify="right")
-    per_stage = answer.llm.get("stages", {})
+    per_stage = _by_trace_stage(answer.llm.get("stages", {}))
     for stage in answer.trace:
         totals = per_stage.get(stage.name, {})
         calls = int(totals.get("calls", 0))
@@ -81,6 +81,21 @@ def timing_table(answer: Answer) -> Table:
                       f"{prompt:,}" if calls else "", share if calls else "",
                       f"{int(totals.get('completion_tokens', 0)):,}" if calls else "")
     return table
+
+
+#: Where the calls of a usage stage show up in the trace's stages (the rest keep their own name).
+_TRACE_STAGE = {"analyze": "retrieve", "translate": "retrieve", "rerank": "retrieve", "language-repair": "draft",
+                "judge": "verify"}
+
+
+def _by_trace_stage(usage: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """LLM usage summed per trace stage: the keyword analysis is part of retrieval, the judge of verification."""
+    out: dict[str, dict[str, float]] = {}
+    for name, totals in usage.items():
+        into = out.setdefault("navigate" if name.startswith("navigate") else _TRACE_STAGE.get(name, name), {})
+        for key, value in totals.items():
+            into[key] = into.get(key, 0) + value
+    return out
 
 
 def render_answer(answer: Answer, console: Console, show_timing: bool = False) -> None:
