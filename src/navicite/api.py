@@ -65,14 +65,17 @@ class Collection:
         overrides: settings as ``section.key=value`` strings, as ``navicite -s`` takes them.
         settings: a ready :class:`~navicite.config.Settings` instead of ``home`` and ``overrides``.
         llm: the chat model to use instead of the configured one (e.g. a scripted one in tests).
+        engine: an existing engine to work through (the HTTP server's), instead of a new one.
     """
 
     def __init__(self, home: str | Path | None = None, overrides: Sequence[str] = (), *,
-                 settings: Settings | None = None, llm: LLM | None = None) -> None:
-        if settings is None:
+                 settings: Settings | None = None, llm: LLM | None = None, engine: Engine | None = None) -> None:
+        if engine is not None:  # a server's engine, shared with its other routes
+            settings = engine.settings
+        elif settings is None:
             settings = load_settings(Path(home).expanduser() if home is not None else None, list(overrides))
         self.settings = settings
-        self.engine = Engine(settings, llm=llm)
+        self.engine = engine if engine is not None else Engine(settings, llm=llm)
 
     # -- writing -------------------------------------------------------------------------------
 
