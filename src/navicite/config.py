@@ -241,6 +241,9 @@ class GenerateSettings(Section):
         description="'answer': a direct answer first, then as much explanation as the question needs; 'report': "
         "the method's title / introduction / body / conclusion form.",
     )
+    max_citations_per_sentence: int = Field(
+        3, ge=1, description="Most sources one sentence cites: the best supported ones (a common claim may be verified on many)."
+    )
     passages_per_document: int = Field(
         4, ge=1, description="Passages one document may place before every other document's next best is offered."
     )

@@ -186,3 +186,13 @@ def test_short_answer_mode_under_the_answer_form(scripted_llm, tmp_path) -> None
     answer = default_citeg(scripted_llm(draft, align), tmp_path, "generate.short_answer=true").run("When was the Eiffel Tower completed?", SOURCES)
     assert answer.short_answer == "1889" and answer.answer.startswith("Answer: 1889 [1]")
     assert [s.kind for s in answer.sentences] == ["cited", "cited"]
+
+
+def test_a_sentence_cites_at_most_its_best_supported_sources() -> None:
+    from navicite.generate.answer import SupportCheck
+    from navicite.generate.citeg import _best_kept
+    from navicite.generate.verify import Verified
+
+    checks = [SupportCheck(n, f"d{n}", score, True, "lexical") for n, score in [(1, 0.6), (2, 0.9), (3, 0.7), (4, 0.95)]]
+    assert _best_kept(Verified("fact", [1, 2, 3, 4], checks), 2) == [2, 4]  # the two best, in their order
+    assert _best_kept(Verified("fact", [1, 2], checks[:2]), 3) == [1, 2]

@@ -166,7 +166,7 @@ class CiteG:
                 unit_results.append(None)
                 continue
             v = next(results)
-            per_unit_kept.append(v.kept)
+            per_unit_kept.append(_best_kept(v, self.settings.generate.max_citations_per_sentence))
             kinds.append("cited" if v.kept else ("general" if v.kind == "general" else "unsupported"))
             unit_results.append(v)
         markers = assign_markers(per_unit_kept, entries, [u.text for u in units])
@@ -182,6 +182,14 @@ class CiteG:
             language=draft.language,
             short_answer=draft.short_answer,
         )
+
+
+def _best_kept(verified: Verified, most: int) -> list[int]:
+    """The ``most`` best supported of a sentence's kept sources, in their order: past a few, more
+    markers on one sentence tell a reader nothing new (a common claim may be verified on many)."""
+    score = {c.source: c.score for c in verified.checks if c.kept}
+    best = set(sorted(verified.kept, key=lambda n: -score.get(n, 0.0))[:most])
+    return [n for n in verified.kept if n in best]
 
 
 def usage_summary(calls: list[Usage]) -> dict[str, Any]:
