@@ -13,6 +13,7 @@ passages cut to another ``ingest.passage_words``, rebuilds the passage index fro
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -43,6 +44,7 @@ class CollectionStore:
         self._documents = documents
         self._passages = passages
         self._checked = False
+        self._lock = threading.RLock()
 
     # -- parts ---------------------------------------------------------------------------------
 
@@ -58,14 +60,15 @@ class CollectionStore:
     @property
     def passages(self) -> LexicalIndex:
         """The passages of every document, rebuilt first if they are out of step with the documents."""
-        if self._passages is None:
-            from navicite import index
+        with self._lock:  # concurrent first questions (the server) must not rebuild twice or read half a rebuild
+            if self._passages is None:
+                from navicite import index
 
-            self._passages = index.create(self.settings, "passages")
-        if not self._checked:
-            self._checked = True
-            if self._stale():
-                self.rebuild_passages()
+                self._passages = index.create(self.settings, "passages")
+            if not self._checked:
+                if self._stale():
+                    self.rebuild_passages()
+                self._checked = True
         return self._passages
 
     @property
