@@ -30,8 +30,10 @@ def test_add_search_and_ask_a_real_pdf(tmp_path: Path) -> None:
         pytest.skip("../shared/data/pdf is not beside the repository")
     with Collection(tmp_path, ["generate.verifier=lexical", "rerank.backend=none"],
                     llm=ScriptedLLM(default=_model)) as papers:
-        summary = papers.add([SHARED_PDF, Document(id="note", title="A note", text="tmerge is part of the survival package.")])
+        summary = papers.add([SHARED_PDF, Document(id="note", title="A note", text="tmerge is part of the survival package."),
+                              Document(id="blank", title=" ", text="")])
         assert summary.added == 2 and len(papers) == 2
+        assert [e.id for e in summary.empty] == ["blank"]  # skipped and counted, as records read from files are
         hits = papers.search("tmerge tdc cumtdc", k=3)
         assert hits and hits[0].doc_id != "note" and hits[0].pages and hits[0].place.startswith("p")
         assert any(p.pages for p in papers.passages(hits[0].doc_id))

@@ -28,6 +28,7 @@ from navicite.errors import UserInputError
 from navicite.generate.answer import Answer
 from navicite.index import free_text, parse_boolean
 from navicite.ingest import IngestProgress, IngestSummary, ingest
+from navicite.ingest.records import EmptyRecord, nothing_to_index
 from navicite.llm.base import LLM
 from navicite.pipeline import Engine, Event, Mode
 
@@ -97,7 +98,9 @@ class Collection:
                 paths.append(Path(item).expanduser())
         summary = ingest(paths, self.settings, fmt=fmt, progress=progress, index=self.engine.collection) if paths else IngestSummary()
         if documents:
-            report = self.engine.collection.upsert([d for d in documents if d.word_count or d.title.strip()])
+            # The same rule as for records read from files: nothing to index is skipped and counted.
+            summary.empty.extend(EmptyRecord("Document", d.id) for d in documents if nothing_to_index(d.title, d.abstract, d.text))
+            report = self.engine.collection.upsert([d for d in documents if not nothing_to_index(d.title, d.abstract, d.text)])
             summary.added += len(report.added)
             summary.replaced += len(report.replaced)
             summary.unchanged += len(report.unchanged)

@@ -232,9 +232,10 @@ class Engine:
         out = []
         for number, hit in enumerate(hits[:k], start=1):
             passage = self.collection.get_passage(hit.doc_id) if self.by_passage else None
-            out.append({"number": number, "doc_id": passage.doc_id if passage else hit.doc_id, "title": hit.title,
-                        "passage_id": hit.doc_id, "pages": list(passage.pages) if passage else [],
-                        "section": passage.section[-1] if passage and passage.section else "", "link": hit.link})
+            source = Source(passage.doc_id if passage else hit.doc_id, hit.title, "", hit.link, hit.score,
+                            passage_id=hit.doc_id, pages=passage.pages if passage else (),
+                            section=passage.section if passage else ())
+            out.append(source.listing(number))
         return out
 
     # -- navigation ------------------------------------------------------------------------------

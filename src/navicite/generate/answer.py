@@ -34,6 +34,11 @@ class Source:
     position: int = 0
     """Where the passage stands in its document (passage number), for quoting in document order."""
 
+    def listing(self, number: int) -> dict[str, Any]:
+        """The source as a ``sources`` event lists it (terminal, SSE, MCP progress, chat reasoning)."""
+        return {"number": number, "doc_id": self.doc_id, "title": self.title, "passage_id": self.passage_id,
+                "pages": list(self.pages), "section": self.section[-1] if self.section else "", "link": self.link}
+
 
 @dataclass(frozen=True)
 class Citation:

@@ -50,11 +50,7 @@ class Chosen:
     entries: list[ContextEntry]
 
     def to_dict(self) -> list[dict[str, Any]]:
-        return [
-            {"number": e.number, "doc_id": e.source.doc_id, "title": e.source.title, "passage_id": e.source.passage_id,
-             "pages": list(e.source.pages), "section": e.source.section[-1] if e.source.section else "", "link": e.source.link}
-            for e in self.entries
-        ]
+        return [e.source.listing(e.number) for e in self.entries]
 
 
 class CiteG:
