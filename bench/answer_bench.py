@@ -15,7 +15,7 @@ prompt-cached / completion tokens, and quality: HotpotQA EM/F1 of the first sent
 accuracy (``all_of`` groups), share of factual sentences cited. Citation recall/precision come
 from ``bench/citeg_hotpotqa.py`` (they need a judge model per sentence).
 
-    .venv/bin/python bench/answer_bench.py --hotpot 10 --pdf 4 --out /tmp/answer-bench [--configs new,old]
+    .venv/bin/python bench/answer_bench.py --hotpot 10 --pdf 4 --out /tmp/answer-bench [--configs old,new]
 
 State the machine with the figures (2 shared CPU cores here, no GPU).
 """
@@ -129,29 +129,31 @@ def main() -> None:
     parser.add_argument("--hotpot", type=int, default=10)
     parser.add_argument("--pdf", type=int, default=4)
     parser.add_argument("--out", type=Path, default=Path("/tmp/answer-bench"))
-    parser.add_argument("--configs", default="new,old")
+    parser.add_argument("--configs", default="old,new")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     asked = questions(args.hotpot, args.pdf)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; "
           f"questions: {', '.join(f'{n} {len(q)}' for n, q in asked.items())}")
-    results: dict[str, dict[str, Any]] = {}
-    for config in args.configs.split(","):
-        records = []
-        for name, qs in asked.items():
-            # Each configuration has its own copy of each collection, hence its own LLM cache:
-            # the old and the new calls are both paid for, none replayed from the other.
-            home = fill(args.out / config, name, qs) if qs else None
-            for q in qs:
-                with Collection(settings=load_settings(home, preset=CONFIGS[config])) as papers:
+    configs = args.configs.split(",")
+    records: dict[str, list[dict[str, Any]]] = {config: [] for config in configs}
+    for name, qs in asked.items():
+        # Each configuration has its own copy of each collection, hence its own LLM cache:
+        # the old and the new calls are both paid for, none replayed from the other.
+        homes = {config: fill(args.out / config, name, qs) for config in configs} if qs else {}
+        for q in qs:
+            # Configurations alternate question by question, so a busy spell on a shared
+            # machine falls on both rather than on whichever happened to run then.
+            for config in configs:
+                with Collection(settings=load_settings(homes[config], preset=CONFIGS[config])) as papers:
                     record = ask_one(papers, q["question"])
                 score(record, q)
-                record.update(config=config, set=name, question=q["question"])
-                records.append(record)
+                record.update(config=config, set=name, question=q["question"], load=os.getloadavg()[0])
+                records[config].append(record)
                 with (args.out / "records.jsonl").open("a", encoding="utf-8") as out:
                     out.write(json.dumps(record, ensure_ascii=False) + "\n")
                 print(f"{config} {name}: {record['seconds']:.0f} s, first source {record['first_source']:.2f} s", flush=True)
-        results[config] = summary(records)
+    results = {config: summary(rs) for config, rs in records.items()}
     base = results.get("old", {}).get("median_seconds")
     for config, figures in results.items():
         ratio = f" ({figures['median_seconds'] / base:.2f}x old)" if base else ""
