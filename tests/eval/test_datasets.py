@@ -176,6 +176,7 @@ def test_korquad_paragraphs_are_documents_and_gold() -> None:
     first = data.questions[0]
     assert first.id == "6548850-0-0" and first.gold == {"임종석#0": 1} and first.answers == ("1989년 2월 15일",)
     assert data.questions[-1].gold == {"알렉산더_헤이그#0": 1}
+    assert data.corpus[0].metadata == {"doc_id": "임종석"}  # a passage of its article, not merged by title
     assert data.name == "korquad:korquad_mini" and not data.notes
 
 

@@ -12,7 +12,7 @@ A data set is named ``KIND:PATH`` on the command line:
   question's own ``paragraphs``. Gold = the paragraphs marked ``is_supporting``.
 - ``leval:FILE`` -- an L-Eval file: one long document per line with its questions.
 - ``korquad:FILE`` -- KorQuAD 1.0 (or any SQuAD-format file): every paragraph is a document
-  (id ``TITLE#N``, the article title as its title), each question's gold is its paragraph
+  (id ``TITLE#N``, the article title as its title and parent), each question's gold is its paragraph
   and its answers are the answer texts. Paragraphs with identical text are one document.
 - ``jsonl:FILE`` -- your own: one question per line (``question``, ``answers``,
   ``gold_ids``), with the corpus in ``corpus.jsonl`` beside it.
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from navicite.documents import Document, content_id
+from navicite.documents import PARENT_KEY, Document, content_id
 from navicite.errors import UserInputError
 
 #: Bumped when a loader changes how it builds documents, so cached indexes are rebuilt.
@@ -409,7 +409,10 @@ def load_korquad(path: Path, split: str | None = None) -> EvalDataset:
             # The same paragraph twice (KorQuAD repeats a few) is one document, so its
             # questions are not scored against an indistinguishable twin.
             doc_id = by_text.setdefault(context, squad_paragraph_id(title, p_index))
-            corpus.setdefault(doc_id, Document(id=doc_id, title=title.replace("_", " "), text=context))
+            # Paragraphs are passages of their article (its title as parent): the MPR pool merges
+            # whole records by title, and would fold an article's paragraphs into one candidate.
+            meta = {PARENT_KEY: title}
+            corpus.setdefault(doc_id, Document(id=doc_id, title=title.replace("_", " "), text=context, metadata=meta))
             for qa in require_field(para, "qas", para_where, list):
                 if not isinstance(qa, dict):
                     raise DatasetError(f"{para_where}: each entry of qas should be an object with id, question and answers")
