@@ -130,7 +130,7 @@ class CiteG:
         with trace.stage("verify", scorer=self.settings.generate.verifier) as out:
             if aligned.alignments:
                 g = self.settings.generate
-                verifier = Verifier(create_scorer(self.llm, self.settings), g.support_threshold, g.lexical_accept)
+                verifier = Verifier(create_scorer(self.llm, self.settings), g.support_threshold, g.lexical_accept, g.novel_words)
                 verified = verifier.run([claim_text(t) for t in texts], aligned.alignments, entries, question)
             else:
                 verified = [Verified("general") for _ in sentences]
