@@ -23,7 +23,7 @@ from navicite import prompts
 from navicite.eval.datasets import DatasetError, read_jsonl, require_field
 from navicite.eval.metrics import language_match
 from navicite.llm.base import LLM, CallOptions, LLMError
-from navicite.retrieve.language import detect_language
+from navicite.text.language import question_language
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _KOREAN_OR_LATIN = re.compile(
@@ -221,8 +221,8 @@ def language_figures(
     Both pass an answer with a Korean first line and an English rest, so
     ``sentence_language_match`` is the share of ``sentences`` that are each in ``expected``.
     """
-    found = detect_language(answer, default="unknown")
-    per_sentence = [detect_language(s, default=expected) == expected for s in sentences]
+    found = question_language(answer, default="unknown")
+    per_sentence = [question_language(s, default=expected) == expected for s in sentences]
     return {
         "answer_language": found,
         "language_match": float(found == expected),

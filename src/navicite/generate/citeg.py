@@ -24,7 +24,7 @@ from navicite.generate.segment import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
 from navicite.generate.verify import Verified, Verifier, create_scorer
 from navicite.llm.base import LLM, Usage, UsageLog, usage_scope
-from navicite.retrieve.language import detect_language
+from navicite.text.language import question_language
 
 
 class _Trace:
@@ -93,7 +93,7 @@ class CiteG:
             raise UserInputError("the question is empty; ask something, e.g. navicite ask \"what is ...?\"")
         with usage_scope() as calls:
             trace = _Trace()
-            language = detect_language(question)
+            language = question_language(question)
             with trace.stage("sources", candidates=len(sources)) as out:
                 entries = self.selector.run(sources)
                 out.update(chosen=[e.source.doc_id for e in entries], truncated=sum(e.truncated for e in entries))

@@ -33,7 +33,7 @@ from navicite.generate.language import (
 from navicite.generate.segment import segment_text
 from navicite.generate.sources import ContextEntry, format_sources
 from navicite.llm.base import LLM, CallOptions, Message
-from navicite.retrieve.language import detect_language
+from navicite.text.language import question_language
 
 #: What the model writes when the sources do not answer the question (a strict token
 #: works better with small models than a soft "say you don't know").
@@ -410,6 +410,6 @@ class Drafter:
             # "The sources do not say who ..." is a refusal in the model's own, more specific words.
             refused = True
         letters = sum(ch.isalpha() for ch in text)
-        seen = detect_language(text, default=language) if letters >= _MIN_LETTERS_TO_JUDGE else language
+        seen = question_language(text, default=language) if letters >= _MIN_LETTERS_TO_JUDGE else language
         short = short_answer_of(text) if self.settings.generate.short_answer and not refused else None
         return Draft(text, language, refused, short, attempts, seen)

@@ -23,7 +23,6 @@ from navicite.config import Settings
 from navicite.documents import PARENT_KEY
 from navicite.errors import NaviciteError
 from navicite.index.base import Hit, LexicalIndex
-from navicite.index.language import detect_language
 from navicite.index.parse import free_text
 from navicite.index.query import to_text
 from navicite.llm.base import LLM, LLMError, Usage, UsageLog, usage_scope
@@ -34,6 +33,7 @@ from navicite.retrieve.keywords import Analysis
 from navicite.retrieve.pool import Candidate, CandidatePool, QueryResult
 from navicite.retrieve.portfolio import PortfolioBuilder, PortfolioQuery, PortfolioSet, Translation
 from navicite.retrieve.translate import KeywordTranslator, target_language
+from navicite.text.language import detect_language
 
 _FLAT_REASON = "retrieve.method=flat: the question's own BM25 hits only"
 
