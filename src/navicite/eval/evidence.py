@@ -41,9 +41,10 @@ from navicite.errors import UserInputError
 from navicite.eval.datasets import EvalDataset, EvalQuestion
 from navicite.eval.metrics import answer_in_context_recall
 from navicite.eval.reading import EvidenceReader, ReadingRecord, summarise_reading
-from navicite.generate.sources import estimate_tokens, truncate_to_tokens
+from navicite.generate.sources import truncate_to_tokens
 from navicite.lexical import LocalBM25
 from navicite.llm.base import LLM, usage_scope
+from navicite.text.tokens import estimate_tokens
 from navicite.text.segments import segment
 
 RECORDS_FILE = "evidence.jsonl"

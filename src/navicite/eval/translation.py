@@ -24,6 +24,7 @@ from navicite.eval.datasets import DatasetError, read_jsonl, require_field
 from navicite.eval.metrics import language_match
 from navicite.llm.base import LLM, CallOptions, LLMError
 from navicite.text.language import question_language
+from navicite.text.sentences import split_sentences
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _KOREAN_OR_LATIN = re.compile(
@@ -100,7 +101,7 @@ def leftover_english(text: str) -> str | None:
 def name_words(question: str) -> list[str]:
     """Capitalised words of an English question other than each sentence's first word."""
     names = []
-    for sentence in re.split(r"(?<=[.?!])\s+", question.strip()):
+    for sentence in split_sentences(question):
         words = re.findall(r"[A-Za-z\u00c0-\u024f][\w'\-\u00c0-\u024f]*", sentence)
         names += [
             w

@@ -20,7 +20,7 @@ from navicite.generate.align import Aligner, AlignResult, create_aligner
 from navicite.generate.answer import Answer, SentenceKind, SentenceRecord, Source, StageTrace
 from navicite.generate.cite import assign_markers, insert_markers
 from navicite.generate.draft import Draft, Drafter, claim_text, is_no_answer_sentence
-from navicite.generate.segment import Unit, segment_text
+from navicite.text.sentences import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
 from navicite.generate.verify import Verified, Verifier, create_scorer
 from navicite.llm.base import LLM, Usage, UsageLog, usage_scope

@@ -30,7 +30,7 @@ from navicite.generate.language import (
     language_name,
     language_rule,
 )
-from navicite.generate.segment import segment_text
+from navicite.text.sentences import segment_text, split_sentences
 from navicite.generate.sources import ContextEntry, format_sources
 from navicite.llm.base import LLM, CallOptions, Message
 from navicite.text.language import question_language
@@ -128,7 +128,7 @@ def answer_length(question: str, language: str) -> str:
     """
     # "VIVA Media AG changed its name in 2004. What does their new acronym stand for?": the
     # question is the last sentence; the ones before it set the scene.
-    text = re.split(r"(?<=[.!?。])\s+(?=\S)", question.strip())[-1]
+    text = (split_sentences(question, language) or [question.strip()])[-1]
     broad, fact = _BROAD_QUESTION.get(language), _FACT_QUESTION.get(language)
     if broad is not None and broad.search(text):
         return "broad"

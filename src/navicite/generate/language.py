@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from navicite import prompts
 from navicite.config import Settings
-from navicite.generate.segment import segment_text
+from navicite.text.sentences import segment_text
 from navicite.llm.base import LLM, CallOptions, LLMError
 from navicite.text.language import question_language
 

@@ -1,1 +1,1 @@
-"""Text utilities every layer shares: a text's language, and (see the modules) how text is cut."""
+"""Text utilities every layer shares, one of each: tokens, sentences, language, passages, segments."""
