@@ -1,4 +1,4 @@
-"""ALCE citation metrics over saved answers (Gao et al. 2023, see design/EVAL.md).
+"""ALCE citation metrics over saved answers (Gao et al. 2023, see docs/eval.md).
 
 An answer is text with markers ``[1]``, ``[2][3]`` or ``[1, 3]`` pointing at its numbered
 sources (1-based). Per sentence:

@@ -1,4 +1,4 @@
-"""Query analysis: one LLM call turns a question into ranked keywords (METHOD.md §1.1).
+"""Query analysis: one LLM call turns a question into ranked keywords (docs/method.md §1.1).
 
 The model's reply is validated against :class:`AnalysisReply`; generic words are
 removed in code afterwards (a small model does not reliably obey "no generic

@@ -4,7 +4,7 @@
 (``expand``, ``translate``, ``portfolio``, ``pool``) with the index and a
 reranker, and records what each step did and cost in :class:`MPRResult`.
 
-Beyond METHOD.md, the flat question's BM25 top hits join the pool as portfolio
+Beyond the published method (docs/method.md), the flat question's BM25 top hits join the pool as portfolio
 ``B`` (``retrieve.flat_portfolio``, on by default): the Boolean portfolios are
 conjunctions of keyword pairs, and on SciFact they alone recall fewer
 documents than flat BM25 does (see bench/mpr_bench.py). LLM usage is counted per
