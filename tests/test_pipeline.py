@@ -12,12 +12,12 @@ from navicite.config import Settings, load_settings
 from navicite.documents import Document
 from navicite.errors import DocumentNotFound, UserInputError
 from navicite.index import create as create_index
-from navicite.ingest import segment
 from navicite.llm.base import Message
 from navicite.llm.scripted import ScriptedLLM
 from navicite.navigate.store import TreeStore, build_params
 from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef
 from navicite.pipeline import Engine
+from navicite.text.segments import segment
 
 SOIL = "The soil of the Ouse farm is clay rich in iron and drains slowly after rain."
 LIME = "Farmers added lime to the clay soil in 1930 to make the fields sweeter for barley."

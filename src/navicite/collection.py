@@ -20,7 +20,10 @@ from pathlib import Path
 from navicite.config import Settings
 from navicite.documents import Document, Passage
 from navicite.index.base import LexicalIndex, UpsertReport
-from navicite.ingest.passages import cut_passages
+from navicite.ingest.records import FieldMapping
+from navicite.ingest.runner import IngestRunner, IngestSummary, ProgressCallback
+from navicite.navigate.store import TreeStore
+from navicite.text.passages import cut_passages
 
 #: Written in the passage index's folder: how its passages were cut.
 INFO_FILE = "navicite-passages.json"
@@ -90,6 +93,11 @@ class CollectionStore:
         return None if entry is None else Passage.from_document(entry)
 
     # -- writes --------------------------------------------------------------------------------
+
+    def ingest(self, paths: Iterable[Path | str], fmt: str = "auto", mapping: FieldMapping | None = None,
+               progress: ProgressCallback | None = None) -> IngestSummary:
+        """Read files and folders into this collection (see :class:`~navicite.ingest.runner.IngestRunner`)."""
+        return IngestRunner(self.settings, index=self, progress=progress).run(paths, fmt, mapping)
 
     def upsert(self, documents: Iterable[Document]) -> UpsertReport:
         """Add new documents, replace changed ones (their passages and trees go with them), skip unchanged ones."""
@@ -164,8 +172,6 @@ class CollectionStore:
         return _Pending(self.settings.passage_index_dir, self.words)
 
     def _drop_trees(self, doc_ids: list[str]) -> None:
-        from navicite.navigate.store import TreeStore
-
         store = TreeStore.existing(self.settings)
         if store is not None:
             store.delete(doc_ids)

@@ -170,7 +170,12 @@ class RetrieveSettings(Section):
 class RerankSettings(Section):
     """Re-ranking of the pooled candidates."""
 
-    backend: Literal["none", "hybrid", "cross-encoder", "llm", "navicite"] = "hybrid"
+    backend: str = Field(
+        "hybrid",
+        description="'none' (the pool's fused order), 'hybrid' (embedding cosine + BM25 + agreement), 'cross-encoder' (rerank.model), "
+        "'navicite' (the shipped cross-encoder over the hybrid head), 'llm' (the chat model grades the hybrid head), "
+        "or a backend added with navicite.rerank.register_backend.",
+    )
     model: str | None = None
     top_n: int = Field(50, ge=1)
     max_length: int = Field(256, ge=16)

@@ -14,9 +14,9 @@ from navicite.ingest.sections import (
     markdown_sections,
     numbered_headings,
     outline_sections,
-    section_path,
 )
 from navicite.ingest.text_files import load_html, load_markdown
+from navicite.text.passages import section_path
 
 PDF_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "pdf"
 SHARED_PDFS = ("timedep.pdf", "compete.pdf", "concordance.pdf")

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from navicite.documents import Document
-from navicite.index.language import UNKNOWN, detect_language
 from navicite.ingest.base import Failure, LoadStream, file_id, file_link, one_line
 from navicite.ingest.pdf_text import DEFAULT_LANGUAGE, join_pages, repair_pages
 from navicite.ingest.sections import OutlineEntry, numbered_headings, outline_sections
+from navicite.text.language import UNKNOWN, detect_language
 
 if TYPE_CHECKING:
     import pypdfium2

@@ -14,7 +14,6 @@ collects ``<h1>``-``<h6>`` itself while it extracts the text.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,21 +48,6 @@ class OutlineEntry:
 def section(start: int, level: int, title: str) -> Section:
     """One entry of ``metadata["sections"]``."""
     return {"start": start, "level": level, "title": " ".join(title.split())}
-
-
-def section_path(sections: Sequence[Section], word_offset: int) -> list[str]:
-    """Titles of the headings that enclose ``word_offset``, outermost first ([] before the first heading).
-
-    The enclosing headings are the last heading at or before the offset and, above it,
-    the last heading of each smaller level before that one. ``sections`` must be sorted
-    by ``start`` (as loaders store them).
-    """
-    stack: list[Section] = []
-    for entry in sections[: bisect_right([s["start"] for s in sections], word_offset)]:
-        while stack and stack[-1]["level"] >= entry["level"]:
-            stack.pop()
-        stack.append(entry)
-    return [entry["title"] for entry in stack]
 
 
 def lines_with_offsets(text: str) -> Iterator[tuple[str, int]]:

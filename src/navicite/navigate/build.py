@@ -16,12 +16,12 @@ from navicite.config import Settings
 from navicite.documents import Document
 from navicite.errors import DocumentNotFound
 from navicite.index.base import LexicalIndex
-from navicite.ingest import segment
 from navicite.llm.base import LLM
 from navicite.navigate.organise import Organiser, ProgressFn
 from navicite.navigate.store import TreeStore, build_params
 from navicite.navigate.tree import BuildCost, KnowledgeTree
 from navicite.navigate.validate import TreeInvariantError
+from navicite.text.segments import segment
 
 Status = Literal["built", "current", "short", "failed"]
 

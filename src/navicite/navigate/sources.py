@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from navicite.documents import Document
-from navicite.generate.answer import Source
-from navicite.ingest.passages import place_of
+from navicite.documents import Document, Source
 from navicite.navigate.evidence import Evidence, Navigation
+from navicite.text.passages import place_of
 
 
 def passage_id(evidence: Evidence) -> str:

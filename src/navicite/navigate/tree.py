@@ -15,12 +15,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from navicite.llm.core import estimate_tokens
+from navicite.text.tokens import estimate_tokens
 
 
 def token_count(text: str) -> int:
     """Tokens of ``text`` for budgets; an estimate, so a tree's sizes do not depend on the model."""
-    return estimate_tokens(text) if text.strip() else 0
+    return estimate_tokens(text)
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -4,7 +4,7 @@
 (``expand``, ``translate``, ``portfolio``, ``pool``) with the index and a
 reranker, and records what each step did and cost in :class:`MPRResult`.
 
-Beyond METHOD.md, the flat question's BM25 top hits join the pool as portfolio
+Beyond the published method (docs/method.md), the flat question's BM25 top hits join the pool as portfolio
 ``B`` (``retrieve.flat_portfolio``, on by default): the Boolean portfolios are
 conjunctions of keyword pairs, and on SciFact they alone recall fewer
 documents than flat BM25 does (see bench/mpr_bench.py). LLM usage is counted per
@@ -23,7 +23,6 @@ from navicite.config import Settings
 from navicite.documents import PARENT_KEY
 from navicite.errors import NaviciteError
 from navicite.index.base import Hit, LexicalIndex
-from navicite.index.language import detect_language
 from navicite.index.parse import free_text
 from navicite.index.query import to_text
 from navicite.llm.base import LLM, LLMError, Usage, UsageLog, usage_scope
@@ -34,6 +33,7 @@ from navicite.retrieve.keywords import Analysis
 from navicite.retrieve.pool import Candidate, CandidatePool, QueryResult
 from navicite.retrieve.portfolio import PortfolioBuilder, PortfolioQuery, PortfolioSet, Translation
 from navicite.retrieve.translate import KeywordTranslator, target_language
+from navicite.text.language import detect_language
 
 _FLAT_REASON = "retrieve.method=flat: the question's own BM25 hits only"
 

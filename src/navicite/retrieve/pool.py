@@ -1,4 +1,4 @@
-"""Merge of every query's hits into one candidate pool (METHOD.md §1.4).
+"""Merge of every query's hits into one candidate pool (docs/method.md §1.4).
 
 Candidates are de-duplicated by id, then whole records by normalised title (the same
 paper indexed twice under different ids), and each keeps the full list of

@@ -6,7 +6,7 @@
 - ``bm25-rerank``: flat BM25 top 100 through the same reranker;
 - ``hybrid``: flat BM25 top 100 and dense top 100, fused by the hybrid scorer, no portfolios.
 
-Importing this module registers them. Each method embeds a question once: portfolio D (or
+Each method embeds a question once: portfolio D (or
 the flat dense search) and the hybrid scorer share one :class:`RememberingEmbedder`.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from navicite.embed import Embedder, RememberingEmbedder
 from navicite.eval.datasets import EvalQuestion
-from navicite.eval.methods import MethodResult, Trace, register_method, restrict
+from navicite.eval.methods import MethodFactory, MethodResult, Trace, restrict
 from navicite.eval.resources import EvalResources
 from navicite.index.parse import free_text
 from navicite.rerank import Reranker, RerankItem, release
@@ -133,9 +133,12 @@ class FlatRerankMethod:
         release(self.reranker)
 
 
-register_method("mpr", lambda r: MPRMethod(r, "mpr", "none", use_llm=True))
-register_method("mpr-rerank", lambda r: MPRMethod(r, "mpr-rerank", r.settings.rerank.backend, use_llm=True))
-register_method("mpr-fallback", lambda r: MPRMethod(r, "mpr-fallback", "none", use_llm=False))
-register_method("mpr-rerank-fallback", lambda r: MPRMethod(r, "mpr-rerank-fallback", r.settings.rerank.backend, use_llm=False))
-register_method("bm25-rerank", lambda r: FlatRerankMethod(r, "bm25-rerank", None, with_dense=False))
-register_method("hybrid", lambda r: FlatRerankMethod(r, "hybrid", "hybrid", with_dense=True))
+#: The MPR methods and their comparisons, by name (served by :mod:`navicite.eval.registry`).
+METHODS: dict[str, MethodFactory] = {
+    "mpr": lambda r: MPRMethod(r, "mpr", "none", use_llm=True),
+    "mpr-rerank": lambda r: MPRMethod(r, "mpr-rerank", r.settings.rerank.backend, use_llm=True),
+    "mpr-fallback": lambda r: MPRMethod(r, "mpr-fallback", "none", use_llm=False),
+    "mpr-rerank-fallback": lambda r: MPRMethod(r, "mpr-rerank-fallback", r.settings.rerank.backend, use_llm=False),
+    "bm25-rerank": lambda r: FlatRerankMethod(r, "bm25-rerank", None, with_dense=False),
+    "hybrid": lambda r: FlatRerankMethod(r, "hybrid", "hybrid", with_dense=True),
+}

@@ -1,4 +1,7 @@
-"""Cut a drafted answer into citable units: sentences, list items and headings.
+"""The one sentence splitter: a text cut into units (sentences, list items, headings).
+
+The generator cuts its drafted answer with it (the units CiteG cites) and the citation
+metric cuts the answers it scores with it, so both count the same sentences.
 
 sentencex does the sentence splitting (it knows English and Korean punctuation);
 the rules here handle what it leaves: the layout of a drafted answer (titles,
@@ -66,6 +69,11 @@ def segment_text(text: str, language: str = "en") -> list[Unit]:
         for start, end in _sentences(text, block_start, block_end, language):
             units.append(_unit(text, start, end, "sentence"))
     return [u for u in units if u.text]
+
+
+def split_sentences(text: str, language: str = "en") -> list[str]:
+    """The texts of ``text``'s units (sentences, list items and headings), in order."""
+    return [unit.text for unit in segment_text(text, language)]
 
 
 def _unit(text: str, start: int, end: int, kind: UnitKind) -> Unit:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[4] / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 #: The disguised evaluation questions planted in the tiny data (see the module docs).
 PLANTED_SCIFACT = 0

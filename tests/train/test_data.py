@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from navicite.eval.datasets import EvalQuestion
-from navicite.rerank.train.corpora import Passage
-from navicite.rerank.train.data import (
+from navicite.train.corpora import Passage
+from navicite.train.data import (
     Group,
     claim_groups,
     inverse_cloze_groups,
@@ -14,7 +14,7 @@ from navicite.rerank.train.data import (
     sentences,
     split_heldout,
 )
-from navicite.rerank.train.negatives import NegativeMiner
+from navicite.train.negatives import NegativeMiner
 
 CORPUS = [
     Passage("a", "Statins and muscle pain", "Statins are widely prescribed.We followed 900 patients for two years. Muscle pain was not more common with statins than with placebo. Statins do not cause muscle pain in most patients."),

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from navicite.rerank.train import base_model_path
-from navicite.rerank.train.data import Group
-from navicite.rerank.train.trainer import (
+from navicite.train import base_model_path
+from navicite.train.data import Group
+from navicite.train.trainer import (
     TIMING_STEPS,
     CrossEncoderTrainer,
     TrainConfig,
@@ -42,8 +42,8 @@ def test_schedule_warms_up_then_decays_to_zero() -> None:
 
 @pytest.mark.slow
 def test_time_cap_shortens_the_run_and_the_model_is_saved(tmp_path: Path) -> None:
-    from navicite.rerank.train import base_model_path
-    from navicite.rerank.train.trainer import (
+    from navicite.train import base_model_path
+    from navicite.train.trainer import (
         CrossEncoderTrainer,
         TrainConfig,
     )

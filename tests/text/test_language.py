@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from navicite.index.language import UNKNOWN, detect_language
+from navicite.text.language import UNKNOWN, detect_language
 
 
 @pytest.mark.parametrize(

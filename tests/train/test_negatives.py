@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from navicite.rerank.train.corpora import Passage
-from navicite.rerank.train.negatives import DenseMiner, FusedMiner, Miner
+from navicite.train.corpora import Passage
+from navicite.train.negatives import DenseMiner, FusedMiner, Miner
 
 PASSAGES = [Passage(str(i), f"t{i}", f"text {i}") for i in range(6)]
 

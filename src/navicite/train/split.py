@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from navicite.eval.datasets import EvalQuestion, load_beir
-from navicite.rerank.train.corpora import read_json
+from navicite.train.corpora import read_json
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 

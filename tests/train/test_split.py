@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from navicite.eval.datasets import load_dataset
-from navicite.rerank.train.recipe import DataOptions, TrainingSetBuilder
-from navicite.rerank.train.split import (
+from navicite.train.recipe import DataOptions, TrainingSetBuilder
+from navicite.train.split import (
     SCIFACT_EVAL_CLAIMS,
     EvalGuard,
     default_guard,

@@ -1,6 +1,8 @@
-"""Language of a document, detected once at ingest."""
+"""Language of a text: of a document (detected once at ingest) and of a question."""
 
 from __future__ import annotations
+
+import re
 
 #: Characters of a document that language detection looks at; the opening is enough and keeps ingest fast.
 SAMPLE_CHARS = 200
@@ -18,6 +20,8 @@ _ENGLISH_MARKERS = frozenset(
 _MIN_WORDS = 8
 _MIN_MARKER_SHARE = 0.08
 _MAX_NON_ASCII_SHARE = 0.03
+_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+_LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
 def detect_language(*texts: str) -> str:
@@ -49,6 +53,21 @@ def detect_language(*texts: str) -> str:
     if not found:
         return UNKNOWN
     return str(found[0].get("lang") or UNKNOWN)
+
+
+def question_language(text: str, default: str = "en") -> str:
+    """ISO 639-1 code of a question's (or a short text's) language, ``default`` when it cannot be told.
+
+    A quarter of the letters in Hangul decides Korean directly: the statistical
+    detector misjudges short Korean questions full of English technical terms.
+    """
+    letters = _LETTER.findall(text)
+    if not letters:
+        return default
+    if len(_HANGUL.findall(text)) * 4 >= len(letters):
+        return "ko"
+    found = detect_language(text)
+    return default if found == UNKNOWN else found
 
 
 def _wide_sample(texts: tuple[str, ...], narrow_len: int) -> str:

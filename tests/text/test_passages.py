@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from navicite.documents import Document, Passage
-from navicite.ingest.passages import cut_passages, page_text
-from navicite.ingest.sections import section_path
+from navicite.text.passages import cut_passages, page_text, section_path
 
 
 def _sentences(n: int, words: int = 10, start: int = 0) -> str:

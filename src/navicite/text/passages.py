@@ -17,7 +17,6 @@ from typing import Any
 
 from navicite.config import IngestSettings
 from navicite.documents import Document, Passage
-from navicite.ingest.sections import section_path
 
 _WORD = re.compile(r"\S+")
 # A word that ends a sentence: closing punctuation, perhaps inside quotes or brackets.
@@ -76,6 +75,21 @@ def page_text(document: Document, page: int) -> str:
     words = document.text.split()
     end = starts[page] if page < len(starts) else len(words)
     return " ".join(words[starts[page - 1]:end])
+
+
+def section_path(sections: Sequence[dict[str, Any]], word_offset: int) -> list[str]:
+    """Titles of the headings that enclose ``word_offset``, outermost first ([] before the first heading).
+
+    The enclosing headings are the last heading at or before the offset and, above it,
+    the last heading of each smaller level before that one. ``sections`` must be sorted
+    by ``start`` (as loaders store them).
+    """
+    stack: list[dict[str, Any]] = []
+    for entry in sections[: bisect_right([s["start"] for s in sections], word_offset)]:
+        while stack and stack[-1]["level"] >= entry["level"]:
+            stack.pop()
+        stack.append(entry)
+    return [entry["title"] for entry in stack]
 
 
 def _pack(source: str, target: int, breaks: Sequence[int]) -> list[tuple[int, int, str]]:

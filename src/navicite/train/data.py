@@ -1,7 +1,7 @@
 """Training groups for the reranker: one query, one positive, several hard negatives.
 
 Five sources, all public development data and none of the evaluation questions
-(:mod:`navicite.rerank.train.split` removes those):
+(:mod:`navicite.train.split` removes those):
 
 - SciFact train claims past the scored ones, each against the abstracts its
   judgements name, negatives from BM25 and embedding hits;
@@ -23,10 +23,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from navicite.eval.datasets import EvalQuestion
-from navicite.rerank.train.corpora import Passage
-from navicite.rerank.train.negatives import Miner
-from navicite.rerank.train.split import EvalGuard
-from navicite.rerank.train.synthetic import SyntheticQuery
+from navicite.train.corpora import Passage
+from navicite.train.negatives import Miner
+from navicite.train.split import EvalGuard
+from navicite.train.synthetic import SyntheticQuery
 
 # SciFact abstracts often glue sentences together ("...brain.A line scan"), so no space is required.
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9%)\]][.!?])\s*(?=[A-Z(\[])")

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from navicite.config import Settings
 from navicite.documents import Document
-from navicite.ingest.chunking import segment, step_size
+from navicite.text.segments import segment, step_size
 
 
 def numbered(n: int) -> Document:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from navicite.llm import LLMOutputError
 from navicite.llm.scripted import ScriptedLLM
-from navicite.rerank.train.corpora import Passage
-from navicite.rerank.train.synthetic import (
+from navicite.train.corpora import Passage
+from navicite.train.synthetic import (
     SyntheticQueryWriter,
     sample_jobs,
     shorten,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from navicite.rerank.train.data import Group
+from navicite.train.data import Group
 
 #: Longest input the saved tokenizer announces (navicite's default ``rerank.max_length``).
 RUNTIME_MAX_LENGTH = 256

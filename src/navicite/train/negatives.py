@@ -17,7 +17,7 @@ import numpy as np
 
 from navicite.embed import Embedder, embed_cached
 from navicite.lexical import LocalBM25
-from navicite.rerank.train.corpora import Passage
+from navicite.train.corpora import Passage
 
 
 class Miner:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from navicite.generate.segment import segment_text
+from navicite.text.sentences import segment_text
 
 
 def sentences(text: str, language: str = "en") -> list[str]:

@@ -15,21 +15,21 @@ from pathlib import Path
 
 from navicite import embed
 from navicite.llm import LLM
-from navicite.rerank.train import data
-from navicite.rerank.train.corpora import (
+from navicite.train import data
+from navicite.train.corpora import (
     Passage,
     read_json,
     scifact_corpus,
     title_text_corpus,
 )
-from navicite.rerank.train.negatives import DenseMiner, FusedMiner, Miner, NegativeMiner
-from navicite.rerank.train.split import (
+from navicite.train.negatives import DenseMiner, FusedMiner, Miner, NegativeMiner
+from navicite.train.split import (
     SCIFACT_EVAL_CLAIMS,
     EvalGuard,
     default_guard,
     scifact_train_split,
 )
-from navicite.rerank.train.synthetic import SyntheticQueryWriter, sample_jobs
+from navicite.train.synthetic import SyntheticQueryWriter, sample_jobs
 
 #: ``progress(what, done, total)`` while building.
 BuildProgress = Callable[[str, int, int], None]

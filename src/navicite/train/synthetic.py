@@ -17,8 +17,8 @@ from pydantic import BaseModel, Field
 
 from navicite import prompts
 from navicite.llm import LLM, CallOptions, LLMError
-from navicite.rerank.train.corpora import Passage
-from navicite.rerank.train.split import jaccard, normalise, word_set
+from navicite.train.corpora import Passage
+from navicite.train.split import jaccard, normalise, word_set
 
 QueryKind = Literal["claim", "question"]
 Progress = Callable[[int, int], None]

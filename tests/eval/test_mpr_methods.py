@@ -13,7 +13,7 @@ import pytest
 from navicite.config import load_settings
 from navicite.embed import SentenceTransformerEmbedder
 from navicite.eval.datasets import load_dataset
-from navicite.eval.methods import create_method
+from navicite.eval.registry import create_method
 from navicite.eval.resources import EvalResources
 
 CORPUS = [
