@@ -163,3 +163,39 @@ def test_user_jsonl_needs_corpus_beside(tmp_path: Path) -> None:
 
 def test_parse_choices_without_options() -> None:
     assert parse_choices("What is it?") == ("What is it?", {})
+
+
+KORQUAD_MINI = Path(__file__).resolve().parents[1] / "fixtures" / "korquad_mini.json"
+
+
+def test_korquad_paragraphs_are_documents_and_gold() -> None:
+    data = load_dataset(f"korquad:{KORQUAD_MINI}")
+    assert [d.id for d in data.corpus] == ["임종석#0", "임종석#1", "알렉산더_헤이그#0"]
+    assert data.corpus[2].title == "알렉산더 헤이그" and data.corpus[2].text.startswith("알렉산더 메이그스 헤이그")
+    assert len(data.questions) == 6
+    first = data.questions[0]
+    assert first.id == "6548850-0-0" and first.gold == {"임종석#0": 1} and first.answers == ("1989년 2월 15일",)
+    assert data.questions[-1].gold == {"알렉산더_헤이그#0": 1}
+    assert data.corpus[0].metadata == {"doc_id": "임종석"}  # a passage of its article, not merged by title
+    assert data.name == "korquad:korquad_mini" and not data.notes
+
+
+def test_korquad_repeated_paragraph_is_one_document(tmp_path: Path) -> None:
+    qa = lambda n: {"id": f"q{n}", "question": f"질문 {n}?", "answers": [{"text": "답", "answer_start": 0}]}  # noqa: E731
+    data = {"data": [{"title": "T", "paragraphs": [{"context": "같은 문단", "qas": [qa(1)]}, {"context": "같은 문단", "qas": [qa(2)]}]}]}
+    path = tmp_path / "squad.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    loaded = load_dataset(f"korquad:{path}")
+    assert [d.id for d in loaded.corpus] == ["T#0"]
+    assert [q.gold for q in loaded.questions] == [{"T#0": 1}, {"T#0": 1}]
+    assert loaded.notes == ["1 paragraph(s) repeating an earlier one word for word share its document"]
+
+
+def test_korquad_malformed_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"data": [{"title": "T", "paragraphs": [{"qas": []}]}]}))
+    with pytest.raises(DatasetError, match=r"bad.json record #1 paragraph #1: missing field 'context'"):
+        load_dataset(f"korquad:{path}")
+    path.write_text(json.dumps([1, 2]))
+    with pytest.raises(DatasetError, match="SQuAD-format"):
+        load_dataset(f"korquad:{path}")

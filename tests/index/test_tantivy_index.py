@@ -136,6 +136,34 @@ def test_korean_document_found_by_korean_query(sample_index: LexicalIndex) -> No
     assert search(sample_index, "부산") == []
 
 
+def test_korean_word_matches_its_other_inflected_forms(sample_index: LexicalIndex) -> None:
+    # The document has "한국의" and "수도입니다"; the queries carry other particles.
+    assert search(sample_index, "한국은") == ["seoul"]
+    assert search(sample_index, "수도는 어디인가") == ["seoul"]
+    assert ids(sample_index.search(parse_boolean("한국에서 AND 수도를"), 5)) == ["seoul"]
+    assert ids(sample_index.search(parse_boolean("한국에서 AND 부산은"), 5)) == []
+    # An explicit phrase keeps every bigram in order: "한국은" is not in the text.
+    assert ids(sample_index.search(parse_boolean('"한국은"'), 5)) == []
+    assert ids(sample_index.search(parse_boolean('"한국의"'), 5)) == ["seoul"]
+
+
+def test_letters_and_digits_glued_to_korean_are_words(make_index: Callable[..., LexicalIndex]) -> None:
+    index = make_index()
+    index.upsert([
+        Document("bert", "BERT를 이용한 분류", "1989년에 발표된 COVID-19는 아니다.", ""),
+        Document("other", "Plain English", "A model called BERTology and the year 1990.", ""),
+        Document("full", "", "대한민국은 민주공화국이다.", ""),
+        Document("part", "", "대한제국은 옛 나라이다.", ""),
+    ])
+    assert search(index, "BERT") == ["bert"]
+    assert search(index, "1989") == ["bert"]
+    assert search(index, "1989년") == ["bert"]
+    assert ids(index.search(parse_boolean("BERT AND 분류는"), 5)) == ["bert"]
+    assert ids(index.search(parse_boolean("19 AND covid"), 5)) == ["bert"]
+    # Both share the anchor "대한"; more shared pairs rank higher.
+    assert search(index, "대한민국의 헌법") == ["full", "part"]
+
+
 def test_chinese_and_japanese_found_by_substrings(sample_index: LexicalIndex) -> None:
     assert search(sample_index, "首都") == ["tokyo"]
     assert search(sample_index, "東京") == ["tokyo"]

@@ -55,6 +55,17 @@ def test_cjk_word_also_searches_bigrams(renderer: Renderer) -> None:
     assert '"서울은"' in text and '"서울"' in text and '"울은"' in text
 
 
+def test_cjk_word_is_a_bag_of_bigrams_anchored_on_its_first(renderer: Renderer) -> None:
+    text = repr(Renderer(renderer.schema, True, {ts.ALL: 1.0}).render(Term("대한민국의")))
+    assert "PhraseQuery" not in text and '"대한민국의"' not in text
+    assert text.count("TermQuery") == 5 and 'Must, Const(score=0, query=TermQuery(Term(field=8, type=Str, "대한")))' in text
+    assert all(f'"{pair}"' in text for pair in ("대한", "한민", "민국", "국의"))
+    glued = repr(Renderer(renderer.schema, True, {ts.ALL: 1.0}).render(Term("1989년에")))
+    assert 'Const(score=0, query=TermQuery(Term(field=7, type=Str, "1989")))' in glued and '"년에"' in glued
+    assert repr(renderer.render(Term("서울", field="title"))).count("TermQuery") == 1
+    assert "RegexQuery" in repr(renderer.render(Term("책", field="title")))
+
+
 def test_unsearchable_parts_are_dropped(renderer: Renderer) -> None:
     assert renderer.render(Term("!!!")) is None
     assert repr(renderer.render(And((Term("!!!", field="title"), Term("gene", field="title"))))) == repr(

@@ -39,6 +39,14 @@ def test_cjk_parts_get_bigram_fields() -> None:
     assert ts.cjk_field("abstract") not in exact and exact[ts.cjk_field("body")] == ["東京 京都"]
 
 
+def test_letters_and_digits_glued_to_cjk_are_also_words() -> None:
+    doc = Document("g1", "BERT를 쓴 연구", "", "1989년에 COVID-19는 plain words")
+    fields = ts.to_tantivy(doc, "00", "ko").to_dict()
+    assert fields[ts.ALL] == ["BERT를 쓴 연구", "BERT", "1989년에 COVID-19는 plain words", "1989 19"]
+    assert fields["title"] == ["BERT를 쓴 연구", "BERT"]
+    assert ts.to_tantivy(Document("e1", "Plain title", "", "plain"), "00", "en").to_dict()[ts.ALL] == ["Plain title", "plain"]
+
+
 def test_queries_on_a_part_go_to_its_own_field_only_with_exact_fields() -> None:
     assert ts.Analysis(stemming=True).field_routes == {"title": "title", "abstract": ts.ALL, "body": ts.ALL}
     assert ts.Analysis(stemming=True, exact_fields=True).field_routes == {"title": "title", "abstract": "abstract", "body": "body"}

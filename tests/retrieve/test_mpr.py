@@ -56,6 +56,33 @@ def test_run_builds_all_portfolios_pools_and_keeps_provenance(small_index: Lexic
     assert data["ranked"][0]["provenance"][0]["portfolio"] in "QSFG"
 
 
+KOREAN_ANALYSIS = {
+    "primary": [
+        {"term": "비타민 D", "synonyms": []},
+        {"term": "골절", "synonyms": []},
+        {"term": "노인", "synonyms": []},
+        {"term": "보충", "synonyms": []},
+        {"term": "여성", "synonyms": []},
+    ],
+    "expanded": ["골밀도", "골다공증", "낙상"],
+}
+ENGLISH_TRANSLATION = {"primary": ["vitamin D", "fracture", "elderly"], "expanded": ["bone density", "osteoporosis", "falls"]}
+
+
+def test_korean_question_reaches_english_documents_through_g(small_index: LexicalIndex, tmp_path: Path) -> None:
+    llm = ScriptedLLM([KOREAN_ANALYSIS, ENGLISH_TRANSLATION])
+    result = retriever(llm, small_index, tmp_path).run("비타민 D 보충제가 노인의 골절을 막아주나요?")
+    assert result.analysis.language == "ko" and "English" in llm.calls[1].prompt
+    g = [q.text for q in result.portfolios.queries if q.portfolio == "G"]
+    assert g and "fracture" in g[0]
+    english = next(c for c in result.pool if c.doc_id == "d1")
+    assert "G" in english.portfolios
+    # The Korean keywords still find the Korean documents, whatever particles the text has.
+    assert {"k1", "k2"} <= {c.doc_id for c in result.pool}
+    # The translated keywords are in the trace (what `ask` records for its retrieve stage).
+    assert result.to_dict()["translation"] == {"language": "en", **ENGLISH_TRANSLATION}
+
+
 def test_no_llm_runs_the_fallback_and_records_skipped_g(small_index: LexicalIndex, tmp_path: Path) -> None:
     result = retriever(None, small_index, tmp_path).run("Does BRCA1 raise breast cancer risk?")
     assert result.analysis.path == "fallback"

@@ -17,7 +17,7 @@ from navicite.errors import UserInputError
 eval_app = typer.Typer(help="Evaluate navicite and its baselines on benchmark data sets.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 
-DatasetOption = Annotated[str, typer.Option("--dataset", "-d", help="KIND:PATH, KIND one of beir, hotpotqa, musique, leval, jsonl.")]
+DatasetOption = Annotated[str, typer.Option("--dataset", "-d", help="KIND:PATH, KIND one of beir, hotpotqa, musique, leval, korquad, jsonl.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 LimitOption = Annotated[Optional[int], typer.Option("--limit", "-n", min=1, help="Use only the first N questions.")]
 
@@ -127,7 +127,7 @@ def _print_methods(title: str, results: dict, json_out: bool) -> None:
 @eval_app.command("qa")
 def qa(
     ctx: typer.Context,
-    dataset: Annotated[Optional[str], typer.Option("--dataset", "-d", help="Saved answers: KIND:PATH of their data set (beir, hotpotqa, musique, leval, jsonl).")] = None,
+    dataset: Annotated[Optional[str], typer.Option("--dataset", "-d", help="Saved answers: KIND:PATH of their data set (beir, hotpotqa, musique, leval, korquad, jsonl).")] = None,
     answers: Annotated[Optional[Path], typer.Option("--answers", "-a", help="Saved answers, one JSON object per line.")] = None,
     split: Annotated[Optional[str], typer.Option("--split", help="BEIR qrels split (default test).")] = None,
     docs: Annotated[Optional[list[Path]], typer.Option("--docs", help="Your documents: a file or folder to ask over (repeatable; more paths may follow it).")] = None,

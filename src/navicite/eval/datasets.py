@@ -11,6 +11,9 @@ A data set is named ``KIND:PATH`` on the command line:
 - ``musique:FILE`` -- MuSiQue questions; shared corpus beside it as for HotpotQA, else each
   question's own ``paragraphs``. Gold = the paragraphs marked ``is_supporting``.
 - ``leval:FILE`` -- an L-Eval file: one long document per line with its questions.
+- ``korquad:FILE`` -- KorQuAD 1.0 (or any SQuAD-format file): every paragraph is a document
+  (id ``TITLE#N``, the article title as its title and parent), each question's gold is its paragraph
+  and its answers are the answer texts. Paragraphs with identical text are one document.
 - ``jsonl:FILE`` -- your own: one question per line (``question``, ``answers``,
   ``gold_ids``), with the corpus in ``corpus.jsonl`` beside it.
 
@@ -28,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from navicite.documents import Document, content_id
+from navicite.documents import PARENT_KEY, Document, content_id
 from navicite.errors import UserInputError
 
 #: Bumped when a loader changes how it builds documents, so cached indexes are rebuilt.
@@ -378,6 +381,59 @@ def load_leval(path: Path, split: str | None = None) -> EvalDataset:
     return EvalDataset(f"leval:{path.stem}", "leval", questions, corpus, (path,))
 
 
+# --------------------------------------------------------------------------- KorQuAD / SQuAD
+
+
+def squad_paragraph_id(title: str, number: int) -> str:
+    """A paragraph's document id: the article title and the paragraph's place in it (from 0)."""
+    return f"{title}#{number}"
+
+
+def load_korquad(path: Path, split: str | None = None) -> EvalDataset:
+    """SQuAD-format questions (KorQuAD 1.0): ``{"data": [{"title", "paragraphs": [{"context", "qas"}]}]}``."""
+    data = read_json(path)
+    articles = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(articles, list):
+        raise DatasetError(f"{path}: expected a SQuAD-format object with a list under 'data'")
+    corpus: dict[str, Document] = {}
+    by_text: dict[str, str] = {}
+    questions = []
+    for a_index, item in enumerate(articles):
+        article, where = _record(item, path, a_index)
+        title = require_field(article, "title", where)
+        for p_index, para in enumerate(require_field(article, "paragraphs", where, list)):
+            para_where = f"{where} paragraph #{p_index + 1}"
+            if not isinstance(para, dict):
+                raise DatasetError(f"{para_where}: expected an object with context and qas")
+            context = require_field(para, "context", para_where)
+            # The same paragraph twice (KorQuAD repeats a few) is one document, so its
+            # questions are not scored against an indistinguishable twin.
+            doc_id = by_text.setdefault(context, squad_paragraph_id(title, p_index))
+            # Paragraphs are passages of their article (its title as parent): the MPR pool merges
+            # whole records by title, and would fold an article's paragraphs into one candidate.
+            meta = {PARENT_KEY: title}
+            corpus.setdefault(doc_id, Document(id=doc_id, title=title.replace("_", " "), text=context, metadata=meta))
+            for qa in require_field(para, "qas", para_where, list):
+                if not isinstance(qa, dict):
+                    raise DatasetError(f"{para_where}: each entry of qas should be an object with id, question and answers")
+                answers = require_field(qa, "answers", para_where, list)
+                texts = [a["text"] for a in answers if isinstance(a, dict) and isinstance(a.get("text"), str)]
+                questions.append(
+                    EvalQuestion(
+                        id=str(require_field(qa, "id", para_where, (str, int))),
+                        text=require_field(qa, "question", para_where),
+                        gold={doc_id: 1},
+                        answers=tuple(dict.fromkeys(texts)),
+                        metadata={"title": title},
+                    )
+                )
+    dataset = EvalDataset(f"korquad:{path.stem}", "korquad", questions, list(corpus.values()), (path,))
+    repeated = sum(len(a.get("paragraphs") or []) for a in articles if isinstance(a, dict)) - len(corpus)
+    if repeated:
+        dataset.notes.append(f"{repeated} paragraph(s) repeating an earlier one word for word share its document")
+    return dataset
+
+
 # --------------------------------------------------------------------------- user JSONL
 
 
@@ -426,6 +482,7 @@ LOADERS: dict[str, Loader] = {
     "hotpotqa": load_hotpotqa,
     "musique": load_musique,
     "leval": load_leval,
+    "korquad": load_korquad,
     "jsonl": load_jsonl,
 }
 

@@ -18,7 +18,7 @@ from navicite.index.query import FIELDS, And, Not, Or, Phrase, Prefix, Query, Te
 
 #: On-disk format of each built-in backend's index. Caches of built indexes include it in
 #: their key, so an index built by an older navicite is never reused by mistake.
-INDEX_FORMATS: dict[str, int] = {"tantivy": 5}
+INDEX_FORMATS: dict[str, int] = {"tantivy": 6}
 
 #: Builds a backend from the settings of a collection and the part it holds.
 BackendFactory = Callable[[Settings, "Part"], LexicalIndex]

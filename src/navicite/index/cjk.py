@@ -17,6 +17,10 @@ _CJK_CLASS = (
     "\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff\U00020000-\U0002fa1f"
 )
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+# Letters and digits glued to a CJK character: "1989" of "1989년", "BERT" of "BERT를".
+_GLUED = re.compile(f"(?<=[{_CJK_CLASS}])[^\\W_{_CJK_CLASS}]+|[^\\W_{_CJK_CLASS}]+(?=[{_CJK_CLASS}])")
+# A word's CJK runs and the runs of other letters and digits between them.
+_PIECE = re.compile(f"[{_CJK_CLASS}]+|[^\\W_{_CJK_CLASS}]+")
 # First bytes of the UTF-8 form of every character in the class above (E1: U+1xxx,
 # E3-ED: U+3xxx-U+Dxxx, EF: U+Fxxx, F0: U+10000-U+3FFFF), plus some neighbours.
 _CJK_LEADS = {0xE1, *range(0xE3, 0xEE), 0xEF, 0xF0}
@@ -54,3 +58,17 @@ def bigram_text(text: str) -> str:
     inside a run.
     """
     return " ".join(pair for run in cjk_runs(text) for pair in bigrams(run))
+
+
+def glued_words(text: str) -> list[str]:
+    """The non-CJK parts of words that mix CJK and other letters or digits, in order.
+
+    A word tokenizer keeps "BERT를" or "1989년" whole, so neither "BERT" nor "1989" would
+    find it; Korean glues particles to Latin names and numbers all the time.
+    """
+    return _GLUED.findall(text)
+
+
+def word_pieces(word: str) -> list[str]:
+    """A word's CJK runs and the letters and digits between them, in order ("1989년에" -> "1989", "년에")."""
+    return _PIECE.findall(word)

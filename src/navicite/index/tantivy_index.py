@@ -217,7 +217,8 @@ class TantivyIndex:
         hits = searcher.search(rendered, min(k, searcher.num_docs), count=False).hits
         makers = None
         if snippets and hits:
-            cjk_texts = [run for leaf in leaves(query) for run in cjk_runs(leaf.text)]
+            # A run, or failing that its first pair: a word matches other inflected forms.
+            cjk_texts = [text for leaf in leaves(query) for run in cjk_runs(leaf.text) for text in (run, run[:2])]
             assert self._highlighter is not None
             highlight = self._highlighter.render(query)
             makers = Snippets(searcher, highlight or rendered, self._schema, ts.ALL, cjk_texts)

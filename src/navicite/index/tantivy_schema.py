@@ -140,8 +140,13 @@ def to_tantivy(doc: Document, fingerprint: str, language: str, exact_fields: boo
         out.add_text(ALL, text)
         if not plain and cjk.has_cjk(text):
             pairs = cjk.bigram_text(text)
+            glued = " ".join(cjk.glued_words(text))
             if name == "title" or exact_fields:
                 out.add_text(cjk_field(name), pairs)
+                if glued:
+                    out.add_text(name, glued)
+            if glued:
+                out.add_text(ALL, glued)
             cjk_parts.append(pairs)
     for pairs in cjk_parts:
         out.add_text(cjk_field(ALL), pairs)
