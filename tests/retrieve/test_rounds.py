@@ -76,9 +76,9 @@ def test_a_sub_question_adds_passages_with_their_round_and_sub_question(small_in
     first, second = result.rounds
     assert first.gap is not None and first.gap.sub_question == SUB_QUESTION
     assert first.gap.keywords == ("BRCA1", "breast cancer")  # the generic word is dropped
-    # The bridge is the anchor, the other keywords its expansions; no G after round 1.
-    assert [q.portfolio for q in first.queries] == ["Q", "S"]  # B and D: off in this collection
-    assert first.queries[0].query == 'BRCA1 AND ("breast cancer" OR (breast AND cancer))'
+    # The new names are the anchors, the sub-question's other words their expansions; no G after round 1.
+    assert [q.portfolio for q in first.queries] == ["Q", "Q", "S", "S"]  # B and D: off in this collection
+    assert first.queries[0].query == "BRCA1 AND (risk OR mutations OR carry)"
     assert all(q.round == 2 and q.sub_question == SUB_QUESTION for q in first.queries)
     assert [c.doc_id for c in first.new] == ["d4"]  # only the sub-question finds the BRCA1 paper
     d4 = next(c for c in result.pool if c.doc_id == "d4")
@@ -151,12 +151,20 @@ def test_without_a_model_there_are_no_later_rounds(small_index: LexicalIndex, tm
     assert result.rounds == [] and result.analysis.path == "fallback"
 
 
-def test_round_keywords_make_the_bridge_the_anchor() -> None:
-    gap = gap_from_reply(GapReply(enough=False, bridge=" Hank  Snow ", keywords=["Hank Snow", "died", "city"]), [QUESTION])
-    assert gap.sub_question == "Hank Snow died city"  # no sub-question written: its terms stand in
-    analysis = round_analysis(gap)
-    assert [k.term for k in analysis.primary] == ["Hank Snow"] and [k.term for k in analysis.expanded] == ["died", "city"]
-    assert round_analysis(gap_from_reply(GapReply(enough=False, sub_question="Who?"), [])).primary == []
+def test_round_keywords_anchor_on_the_names_no_search_had() -> None:
+    question = "Who was the first president of the association which published Journal of Psychotherapy Integration?"
+    # The 1.5B model's real reply: the question's own journal as the bridge, the new name among the keywords.
+    reply = GapReply(enough=False, bridge="Journal of Psychotherapy Integration",
+                     sub_question="Who was the first president of the American Psychological Association?",
+                     keywords=["American Psychological Association", "Journal of Psychotherapy Integration"])
+    analysis = round_analysis(gap_from_reply(reply, [question]), [question])
+    assert [k.term for k in analysis.primary] == ["American Psychological Association"]
+    assert [k.term for k in analysis.expanded] == ["first", "president"]
+    # Nothing new: the gap's terms stand; no sub-question written: its terms stand in.
+    gap = gap_from_reply(GapReply(enough=False, bridge=" Hank  Snow ", keywords=["Hank Snow", "died"]), ["Hank Snow"])
+    assert gap.sub_question == "Hank Snow died"
+    assert [k.term for k in round_analysis(gap, ["Hank Snow died?"]).primary] == ["Hank Snow", "died"]
+    assert round_analysis(gap_from_reply(GapReply(enough=False, sub_question="Who?"), []), []).primary == []
 
 
 def test_opening_cuts_at_a_word() -> None:

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from navicite import prompts
 from navicite.llm.base import LLM, CallOptions, LLMError
+from navicite.retrieve.fallback import words
 from navicite.retrieve.keywords import Analysis, Keyword, clean_keywords, normalise, unique_terms
 from navicite.retrieve.language import detect_language
 
@@ -38,7 +39,7 @@ class GapReply(BaseModel):
 
     enough: bool
     bridge: str = Field("", max_length=80)
-    missing: str = Field("", max_length=160)
+    missing: str = Field("", max_length=80)
     sub_question: str = Field("", max_length=200)
     keywords: list[Term] = Field(default_factory=list, json_schema_extra={"maxItems": KEYWORD_COUNT})
 
@@ -97,18 +98,25 @@ def gap_from_reply(reply: GapReply, searched: Sequence[str]) -> Gap:
     return Gap(False, bridge, " ".join(reply.missing.split()), sub_question, keywords)
 
 
-def round_analysis(gap: Gap) -> Analysis:
+def round_analysis(gap: Gap, searched: Sequence[str]) -> Analysis:
     """The keywords a later round's portfolios are built from.
 
-    The bridge name (else the first keyword) is the one primary keyword, the other keywords
-    its expansions: portfolio Q becomes ``bridge AND (k1 OR k2 OR k3)`` and S its prefix
-    form, so a round looks for passages about the bridge that also hold what is missing.
+    The primary keywords are the gap's *new* names: the bridge and keywords with a word no
+    earlier search had (a small model often repeats the question's own subject as the bridge);
+    the expansions are the sub-question's other words. Portfolio Q becomes
+    ``"American Psychological Association" AND (first OR president)`` and S its prefix form:
+    passages about the bridge that also hold what is missing. With nothing new, the gap's
+    terms stand as they are.
     """
     terms = unique_terms([gap.bridge, *gap.keywords])
+    seen = {w for s in searched for w in words(s)}
+    new = [t for t in terms if not set(words(t)) <= seen] or terms
+    named = {w for t in new for w in words(t)}
+    others = [w for w in dict.fromkeys(words(gap.sub_question)) if w not in named]
     language = detect_language(gap.sub_question)
-    if not terms:
+    if not new:
         return Analysis([], [], language, "llm", "no keywords: the sub-question's flat and dense searches only")
-    return Analysis([Keyword(terms[0])], [Keyword(t) for t in terms[1:4]], language, "llm")
+    return Analysis([Keyword(t) for t in new[:3]], [Keyword(w) for w in others[:3]], language, "llm")
 
 
 class GapFinder:

@@ -310,9 +310,9 @@ class MultiPortfolioRetriever:
         text = "" if doc is None else (doc.abstract or doc.text)
         return Glimpse(candidate.doc_id, candidate.title, opening(text, self.cfg.round_passage_chars))
 
-    def _round_search(self, number: int, gap: Gap) -> tuple[list[QueryResult], list[Hit]]:
-        """The searches of round ``number``: Q/S from the gap's keywords, B and D on its sub-question."""
-        portfolios = self.builder.run(round_analysis(gap), None, _NO_G_LATER)
+    def _round_search(self, number: int, gap: Gap, searched: list[str]) -> tuple[list[QueryResult], list[Hit]]:
+        """The searches of round ``number``: Q/S from the gap's new names, B and D on its sub-question."""
+        portfolios = self.builder.run(round_analysis(gap, searched), None, _NO_G_LATER)
         with ThreadPoolExecutor(max_workers=2) as side:
             early = _Early(side.submit(self._flat_bm25, gap.sub_question), side.submit(self._dense_hits, gap.sub_question))
             found, flat = self._search_all(gap.sub_question, portfolios, early)
@@ -325,7 +325,8 @@ class MultiPortfolioRetriever:
         for number in range(2, self.rounds + 1):
             start = time.perf_counter()
             shown = [self._glimpse(c) for c in result.ranked[: self.cfg.round_passages]]
-            gap, problem = self.gaps.run(result.question, shown, [text for text, _ in against])
+            searched = [text for text, _ in against]
+            gap, problem = self.gaps.run(result.question, shown, searched)
             timings["gap"] = timings.get("gap", 0.0) + time.perf_counter() - start
             step = Round(number, [g.doc_id for g in shown], gap, problem)
             result.rounds.append(step)
@@ -333,7 +334,7 @@ class MultiPortfolioRetriever:
                 result.stopped = problem or f"enough after round {number - 1}"
                 return
             start = time.perf_counter()
-            step.queries, flat = self._round_search(number, gap)
+            step.queries, flat = self._round_search(number, gap, searched)
             result.results.extend(step.queries)
             known = {doc_id for c in result.pool for doc_id in (c.doc_id, *c.merged_ids)}
             result.pool = self.pooler.run(result.results)
