@@ -89,7 +89,7 @@ def register_method(name: str, factory: MethodFactory) -> None:
 
 #: Modules that register methods when imported; loaded on the first lookup so that
 #: ``navicite eval`` knows them without importing every pipeline up front.
-METHOD_MODULES = ["navicite.retrieve.eval_methods"]
+METHOD_MODULES = ["navicite.retrieve.eval_methods", "navicite.eval.iter_methods"]
 _loaded = False
 
 
