@@ -165,6 +165,16 @@ class RetrieveSettings(Section):
         default_factory=lambda: ["image", "photo", "poster", "slides", "review", "patent", "dataset", "press"],
         description="Words whose documents portfolio S excludes.",
     )
+    rounds: int = Field(
+        1, ge=1, le=5,
+        description="Most retrieval rounds for multi-hop questions: after each round one LLM call reads the best "
+        "passages and says whether they suffice or what to search next (a sub-question and its keywords); 1: off.",
+    )
+    round_passages: int = Field(5, ge=1, le=10, description="Best passages the missing-information call reads after a round.")
+    round_passage_chars: int = Field(
+        240, ge=60, description="Characters of each passage (its opening) the missing-information call reads, after the title."
+    )
+    round_max_tokens: int = Field(128, ge=32, description="Reply budget of the missing-information call.")
 
 
 class RerankSettings(Section):

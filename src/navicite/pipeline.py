@@ -200,7 +200,8 @@ class Engine:
                                      result.to_dict()))
             usage.update(result.llm)
             yield Event("stage", {"name": "retrieve", "seconds": stages[-1].seconds, "pool_size": len(result.pool),
-                                  "ranked": len(result.ranked), "analysis": result.analysis.to_dict()})
+                                  "ranked": len(result.ranked), "analysis": result.analysis.to_dict(),
+                                  "rounds": [r.to_dict() for r in result.rounds], "stopped": result.stopped})
             sources = self.sources(result)
             targets = self._hybrid_targets(sources) if mode == "hybrid" else []
         if targets:

@@ -1,17 +1,18 @@
 """Retrieval methods under evaluation, by name: the built-in ones and any a caller registers.
 
 ``navicite eval retrieval --methods bm25,mpr-rerank`` looks names up here. The flat baselines
-live in :mod:`navicite.eval.methods`, MPR and its comparisons in :mod:`navicite.eval.mpr_methods`.
+live in :mod:`navicite.eval.methods`, MPR and its comparisons in :mod:`navicite.eval.mpr_methods`, iterative MPR in
+:mod:`navicite.eval.iter_methods`.
 """
 
 from __future__ import annotations
 
 from navicite.errors import UserInputError
-from navicite.eval import methods, mpr_methods
+from navicite.eval import iter_methods, methods, mpr_methods
 from navicite.eval.methods import MethodFactory, RetrievalMethod
 from navicite.eval.resources import EvalResources
 
-_REGISTRY: dict[str, MethodFactory] = {**methods.METHODS, **mpr_methods.METHODS}
+_REGISTRY: dict[str, MethodFactory] = {**methods.METHODS, **mpr_methods.METHODS, **iter_methods.METHODS}
 
 
 def register_method(name: str, factory: MethodFactory) -> None:
