@@ -9,7 +9,7 @@ import pytest
 
 from navicite.config import load_settings
 from navicite.eval.datasets import load_dataset
-from navicite.eval.methods import create_method, method_names
+from navicite.eval.registry import create_method, method_names
 from navicite.eval.resources import EvalResources
 from navicite.llm.scripted import ScriptedLLM
 
