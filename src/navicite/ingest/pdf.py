@@ -119,7 +119,8 @@ def load_pdf(path: Path) -> LoadStream:
 
     Metadata: ``pages``; ``page_starts``, the word offset into ``text`` where each page
     begins; ``sections`` (see :mod:`navicite.ingest.sections`) when the PDF has an outline
-    or plausible numbered headings.
+    or plausible numbered headings, and ``sections_from`` saying which ("outline" or
+    "headings"; an outline whose bookmarks resolve to no page gives way to the headings).
     """
     try:
         raw, outline, meta_title = _read(path)
@@ -138,7 +139,9 @@ def load_pdf(path: Path) -> LoadStream:
     first_line = next((line.strip() for line in body.splitlines() if line.strip()), "")
     title = _usable_title(meta_title) or first_line[:200]
     metadata: dict[str, object] = {"source": str(path), "format": "pdf", "pages": len(pages), "page_starts": page_starts}
-    sections = outline_sections(outline, body, page_starts) if outline else numbered_headings(body)
+    sections = outline_sections(outline, body, page_starts) if outline else []
     if sections:
-        metadata["sections"] = sections
+        metadata["sections"], metadata["sections_from"] = sections, "outline"
+    elif sections := numbered_headings(body):
+        metadata["sections"], metadata["sections_from"] = sections, "headings"
     yield Document(id=file_id(path), title=title, text=body, link=file_link(path), metadata=metadata)
