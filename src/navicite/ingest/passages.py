@@ -56,10 +56,15 @@ def cut_passages(document: Document, words: int = _DEFAULT_WORDS) -> list[Passag
         starts = sorted({s["start"] for s in sections}) if field == "text" else []
         for start, end, text in _pack(source, words, starts):
             pages = _pages(page_starts, start, end) if field == "text" else ()
-            anchor = max((s for s in starts if start <= s < min(end, start + _MIN_BEFORE_BREAK + 15)), default=start)
-            section = tuple(section_path(sections, anchor)) if field == "text" else ("Abstract",)
+            section = tuple(section_path(sections, heading_anchor(starts, start, end))) if field == "text" else ("Abstract",)
             out.append(Passage(document.id, len(out), text, start, end, field, pages, section))
     return out
+
+
+def heading_anchor(starts: Sequence[int], start: int, end: int) -> int:
+    """The word whose section a passage ``start:end`` belongs to: the last heading among
+    ``starts`` within its first words (a bare heading joins the text after it), else its start."""
+    return max((s for s in starts if start <= s < min(end, start + _MIN_BEFORE_BREAK + 15)), default=start)
 
 
 def place_of(document: Document, start: int, end: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
