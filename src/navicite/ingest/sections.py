@@ -86,11 +86,17 @@ def _number(label: str) -> tuple[int, ...]:
     return tuple(int(part) for part in label.split("."))
 
 
-def _follows(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
+def follows(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
     """True when ``after`` can be the next heading number after ``before`` (3.2 -> 3.2.1, 3.3 or 4)."""
     if after == before + (1,):
         return True
     return any(after == before[:depth] + (before[depth] + 1,) for depth in range(len(before)))
+
+
+def heading_number(title: str) -> tuple[int, ...] | None:
+    """The number a heading title starts with ("3.3 Stanford ..." -> (3, 3), "Chapter 2: ..." -> (2,)), if any."""
+    match = re.match(r"^(?:Chapter[ \t]+)?(\d{1,2}(?:\.\d{1,2}){0,3})(?![\d.]*\d)", title.strip(), re.I)
+    return _number(match.group(1)) if match else None
 
 
 def _heading_candidate(line: str) -> tuple[tuple[int, ...], str] | None:
@@ -186,7 +192,7 @@ def numbered_headings(text: str) -> list[Section]:
             # A first subsection may follow its heading at once ("3 Methods" / "3.1 Data").
             enough = body >= (0 if number == before + (1,) else MIN_WORDS_BETWEEN_HEADINGS)
             # On a tie the nearer predecessor wins: a table of contents loses to the body's own headings.
-            if best_len[i] + 1 >= best_len[j] and enough and _follows(before, number):
+            if best_len[i] + 1 >= best_len[j] and enough and follows(before, number):
                 best_len[j], previous[j] = best_len[i] + 1, i
     end: int | None = max(range(len(found)), key=best_len.__getitem__)
     chain = []
