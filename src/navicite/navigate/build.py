@@ -24,7 +24,7 @@ from navicite.index.base import LexicalIndex
 from navicite.ingest import segment
 from navicite.ingest.passages import cut_passages
 from navicite.llm.base import LLM, usage_scope
-from navicite.navigate.ask import CallBudget
+from navicite.navigate.ask import REQUESTS_PER_CALL, CallBudget
 from navicite.navigate.organise import BuildProgress, Organiser, ProgressFn, build_cost, cost_of
 from navicite.navigate.store import TreeStore, build_params
 from navicite.navigate.structure import Structure, structure_of, structure_tree
@@ -130,13 +130,15 @@ class TreeBuilder:
         """Shape the tree from ``structure``, then let the model summarise its inner nodes.
 
         The call budget is the one the model's organisation would have had for this document
-        (``navigate.max_calls_per_segment`` per segment); summaries it declines keep their fallback.
+        (``navigate.max_calls_per_segment`` per segment, at least one call); summaries it declines
+        keep their fallback.
         """
         started = time.perf_counter()
         passages = self._passages(document)
         ingest, per_segment = self.settings.ingest, self.settings.navigate.max_calls_per_segment
         segments = len(segment(document, ingest.segment_words, ingest.segment_overlap))
-        budget = CallBudget(math.floor(per_segment * segments)) if per_segment else CallBudget()
+        # At least one call (with its repair), as the model's organisation makes at least one select call.
+        budget = CallBudget(max(REQUESTS_PER_CALL, math.floor(per_segment * segments))) if per_segment else CallBudget()
         with usage_scope() as calls:
             tree, fixed = structure_tree(document, passages, structure, self.settings.navigate)
 

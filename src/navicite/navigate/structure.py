@@ -7,9 +7,10 @@ without a model call: one node per section in document order, nested by level; a
 passages (the same passages the index holds, so segment ``i`` is passage ``<doc>#p<i>``) are
 its leaf, packed in order into parts titled by their pages when they exceed the leaf budget;
 text before the first heading is a *Front matter* node, an abstract an *Abstract* node, and a
-references list (its own heading, or a line "References" / "Bibliography") a *References*
-node. Leaves carry their first sentences; inner nodes get a first-sentences summary too, which
-:mod:`navicite.navigate.summarise` replaces with the model's where navigation needs it.
+references list (under its own heading, or after a line "References" / "Bibliography") a node
+of its own. Leaves carry their first sentences; inner nodes get a first-sentences summary too, which
+:mod:`navicite.navigate.summarise` replaces with the model's where navigation needs it: for
+nodes over sub-sections (a section cut into page parts keeps its opening sentences).
 
 Implausible structure (too few headings, too many, numbers out of order, most of the text
 before the first heading or under one heading) gives a :class:`Structure` with a ``problem``;
@@ -35,7 +36,7 @@ from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef, n
 #: Fewest sections holding passages that make a tree worth its structure.
 MIN_SECTIONS = 3
 #: Fewest words per heading on average: denser "headings" are list items, table rows or code.
-MIN_WORDS_PER_SECTION = 60
+MIN_WORDS_PER_SECTION = 40
 #: Largest share of the text before the first heading.
 MAX_FRONT_SHARE = 0.35
 #: Largest share of the text under one heading directly (before its first sub-heading or the next heading).
@@ -47,7 +48,6 @@ LEAD_WORDS = 40
 
 FRONT_MATTER = "Front matter"
 ABSTRACT = "Abstract"
-REFERENCES = "References"
 
 _BACK_MATTER = re.compile(r"^(?:\d{1,2}\.?\s+)?(?:references|bibliography|works cited|literature cited|literatur)$", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
@@ -89,15 +89,16 @@ def structure_of(document: Document, passages: list[Passage]) -> Structure:
 
 
 def _with_references(text: str, sections: list[Section]) -> list[Section]:
-    """``sections`` with a level-1 "References" heading where a line of the text after the first
-    heading says "References" or "Bibliography" and no heading does."""
+    """``sections`` with a level-1 heading where a line of the text after the first heading says
+    "References" or "Bibliography" (the last such line, titled as written) and no heading does."""
     if any(_BACK_MATTER.match(s["title"].strip()) for s in sections):
         return sections
-    starts = [start for line, start in lines_with_offsets(text) if _BACK_MATTER.match(line.strip())]
-    after = [s for s in starts if s > sections[0]["start"]]
+    found = [(start, line.strip()) for line, start in lines_with_offsets(text) if _BACK_MATTER.match(line.strip())]
+    after = [(start, title) for start, title in found if start > sections[0]["start"]]
     if not after:
         return sections
-    return sorted([*sections, {"start": after[-1], "level": 1, "title": REFERENCES}], key=lambda s: s["start"])
+    start, title = after[-1]
+    return sorted([*sections, {"start": start, "level": 1, "title": title}], key=lambda s: s["start"])
 
 
 def _implausible(sections: list[Section], words: int, passages: list[Passage]) -> str:
@@ -150,7 +151,8 @@ def structure_tree(
     document: Document, passages: list[Passage], structure: Structure, limits: NavigateSettings
 ) -> tuple[KnowledgeTree, set[str]]:
     """The tree of ``document`` shaped by ``structure`` (not validated, no cost), and the ids of
-    its nodes whose summaries need no model (front matter, abstract, references).
+    its inner nodes whose summaries need no model: front matter, abstract and references, and
+    sections only cut into parts by size (their opening sentences say what the parts hold).
 
     Every inner node carries a first-sentences summary until the model writes a better one.
     """
@@ -234,7 +236,8 @@ class _Shaper:
             self.leaf(f"{title}, {label}" if label and labels.count(label) == 1 else f"{title} (part {k})", run)
             for k, (label, run) in enumerate(zip(labels, runs), 1)
         ]
-        return self.inner(title, parts, fixed)
+        # Parts cut by size add nothing a summary could name beyond the section's own opening.
+        return self.inner(title, parts, fixed=True)
 
     def leaf(self, title: str, indices: list[int]) -> Node:
         first = indices[0]
@@ -248,14 +251,16 @@ class _Shaper:
         return f"p. {low}" if low == high else f"pp. {low}-{high}"
 
     def lead_of(self, index: int) -> str:
-        """The first sentences of passage ``index``, the headings it opens with left out."""
+        """The first sentences of passage ``index`` from its section's heading on (a passage may
+        open with the last words of the section before), the headings themselves left out."""
         passage = self.passages[index]
         text = passage.text
         if passage.field == "text":
+            anchor = heading_anchor(self.heading_starts, passage.start, passage.end)
             lo = bisect_right(self.heading_starts, passage.start - 1)
-            hi = bisect_right(self.heading_starts, passage.start + LEAD_WORDS)
-            for title in self.heading_titles[lo:hi]:
-                text = _without_heading(text, title)
+            hi = bisect_right(self.heading_starts, anchor)
+            if lo < hi:  # skip to the last heading of the passage's opening, then past its title
+                text = _without_heading(" ".join(text.split()[anchor - passage.start:]), self.heading_titles[hi - 1])
         return first_sentences(text, LEAD_WORDS) or first_sentences(passage.text, LEAD_WORDS)
 
 
