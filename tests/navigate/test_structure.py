@@ -109,12 +109,13 @@ def test_a_misbehaving_summary_reply_leaves_first_sentences_never_a_crash(settin
             assert node.paragraphs[0].sources == sorted(node.reachable_segments())
 
 
-def test_summaries_numbered_otherwise_are_taken_by_position(settings: Any, kit: Any) -> None:
-    shifted = {"summaries": [{"n": 5, "summary": "Alpha is about the first matters."},
+def test_summaries_numbered_otherwise_are_taken_by_position_and_tidied(settings: Any, kit: Any) -> None:
+    shifted = {"summaries": [{"n": 5, "summary": "This section provides an overview of Alpha, the first matters."},
                              {"n": 6, "summary": "Gamma is about the last matters."}]}
     tree = TreeBuilder(settings, kit.rule_llm(kit.TreeModel({"summarise": [shifted]}))).organise(kit.sectioned_document(MANUAL))
     alpha, _, gamma = tree.root.children
-    assert (alpha.paragraphs[0].text, gamma.paragraphs[0].text) == ("Alpha is about the first matters.", "Gamma is about the last matters.")
+    # A signpost opening ("This section provides an overview of") is dropped.
+    assert (alpha.paragraphs[0].text, gamma.paragraphs[0].text) == ("Alpha, the first matters.", "Gamma is about the last matters.")
 
 
 def test_the_call_budget_bounds_summaries_and_declined_ones_keep_their_fallback(tmp_path: Any, kit: Any) -> None:

@@ -16,6 +16,7 @@ for nodes whose text, or whose descendants' text, changed.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -35,6 +36,13 @@ SECTION_PROMPT_WORDS = 260
 CHILD_WORDS = (30, 10)
 #: Most words of sections in one prompt.
 PROMPT_WORDS = 1400
+
+# "This section provides an overview of ..." says nothing a reader of the tree needs.
+_SIGNPOST = re.compile(
+    r"^(?:this|the) (?:section|chapter|part)\s+(?:provides|gives|presents|offers|discusses|describes|covers|explains|introduces|"
+    r"contains|details|deals with|is about)\s+(?:an overview of|a summary of|an introduction to|a description of)?\s*",
+    re.I,
+)
 
 
 class NodeSummary(BaseModel):
@@ -174,8 +182,9 @@ def _by_number(reply: SummaryReply, count: int) -> dict[int, str]:
 
 
 def _usable(text: str, title: str, words: int) -> str:
-    """A model's summary tidied, or empty when it is no summary (blank, the title again, "does not mention")."""
-    text = clean_summary(text)
+    """A model's summary tidied ("This section provides an overview of" dropped), or empty when it
+    is no summary (blank, the title again, "does not mention")."""
+    text = clean_summary(_SIGNPOST.sub("", " ".join(text.split())))
     if not text or normalise_title(text) == normalise_title(title) or len(text.split()) < 3:
         return ""
     return first_sentences(text, 2 * words)
