@@ -91,7 +91,8 @@ class Summariser:
         root = tree.root
         document = root.title
         texts = [s.text for s in tree.segments]
-        targets = [n for n in _bottom_up(root) if n is not root and n.children and n.id not in fixed]
+        wanted = {id(n) for n, _ in root.walk() if n is not root and n.children and n.id not in fixed}
+        targets = _bottom_up(root, wanted)
         expected = -(-len(targets) // self.limits.summaries_per_call)
         kept: dict[str, str] = {}
         batch: list[tuple[Node, str, str]] = []
@@ -137,7 +138,9 @@ class Summariser:
             ),
         )
         words = self.limits.node_summary_words
-        reply = ask_json(self.llm, messages, summary_schema(len(batch)), "tree_summarise", len(batch) * (2 * words + 16) + 32, self.budget)
+        # Room for summaries a third over the asked length in indented JSON: a reply cut off is lost whole.
+        max_tokens = len(batch) * (3 * words + 24) + 48
+        reply = ask_json(self.llm, messages, summary_schema(len(batch)), "tree_summarise", max_tokens, self.budget)
         replies = _by_number(reply, len(batch)) if reply is not None else {}
         written: dict[str, str] = {}
         for k, (node, _, key) in enumerate(batch, 1):
@@ -156,20 +159,19 @@ class Summariser:
         return "\n".join(f"- {child.title}: {first_sentences(child.content, per_child)}" for child in node.children)
 
 
-def _bottom_up(root: Node) -> list[Node]:
-    """Nodes by height (leaves 0, then their parents, ...), in document order within a height."""
-    heights: dict[int, int] = {}
-    order: list[Node] = []
+def _bottom_up(root: Node, targets: set[int]) -> list[Node]:
+    """The nodes whose ``id()`` is in ``targets``, those with no target below them first, then
+    those over them, ..., in document order within a rank (what one call can hold together)."""
+    ranks: dict[int, int] = {}
 
-    def height(node: Node) -> int:
-        h = 0 if node.is_leaf else 1 + max(height(c) for c in node.children)
-        heights[id(node)] = h
-        order.append(node)
-        return h
+    def rank(node: Node) -> int:  # 0 for a node no summary below it waits on
+        below = max((rank(c) for c in node.children), default=0)
+        ranks[id(node)] = below + 1 if id(node) in targets else below
+        return ranks[id(node)]
 
-    height(root)
-    position = {id(n): i for i, (n, _) in enumerate(root.walk())}
-    return sorted(order, key=lambda n: (heights[id(n)], position[id(n)]))
+    rank(root)
+    order = [n for n, _ in root.walk() if id(n) in targets]
+    return sorted(order, key=lambda n: ranks[id(n)])  # stable: document order within a rank
 
 
 def _by_number(reply: SummaryReply, count: int) -> dict[int, str]:
