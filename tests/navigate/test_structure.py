@@ -88,6 +88,15 @@ def test_summaries_are_batched_bottom_up_and_chapters_see_their_sections(tmp_pat
     assert problems(tree) == []
 
 
+def test_a_section_cut_into_parts_does_not_delay_its_parent(settings: Any, kit: Any) -> None:
+    # Alpha one is only cut by size (its summary needs no model): Alpha and Beta go in one call.
+    parts = [(1, "Alpha", 4), (2, "Alpha one", 24), (2, "Alpha two", 6), (1, "Beta", 4), (2, "Beta one", 6), (2, "Beta two", 6)]
+    llm = kit.rule_llm()
+    tree = TreeBuilder(settings, llm).organise(kit.sectioned_document(parts))
+    assert tree.root.children[0].children[1].children  # Alpha one is in parts
+    assert len(llm.calls) == 1 and llm.calls[0].prompt.count("<section n=") == 2
+
+
 @pytest.mark.parametrize(
     "reply",
     [
@@ -187,7 +196,7 @@ def test_navigation_evidence_of_a_structure_tree_cites_index_passage_ids(setting
 
 def test_structure_of_reports_why_a_document_has_none(kit: Any) -> None:
     plain = Document("p", "Plain", text="Just words. " * 200)
-    assert structure_of(plain, cut_passages(plain, 20)).problem == "no outline or headings"
+    assert structure_of(plain).problem == "no outline or headings"
 
 
 def test_first_sentences_keeps_whole_sentences_within_the_words() -> None:

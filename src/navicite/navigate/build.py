@@ -74,7 +74,6 @@ class TreeBuilder:
         self.store = store or TreeStore.open(settings)
         self.progress = progress
         self.params = build_params(settings)
-        self._last_structure: tuple[str, Structure] = ("", Structure(""))
 
     def needs_tree(self, document: Document) -> bool:
         """Whether ``document`` is long enough to be organised."""
@@ -110,9 +109,7 @@ class TreeBuilder:
         """The document's usable outline or headings, or why the model organises it (no model call)."""
         if self.settings.navigate.structure == "llm":
             return Structure("", [], "navigate.structure is 'llm'")
-        if self._last_structure[0] != document.fingerprint:  # build() asks first, then organise()
-            self._last_structure = (document.fingerprint, structure_of(document, self._passages(document)))
-        return self._last_structure[1]
+        return structure_of(document)
 
     def organise(self, document: Document) -> KnowledgeTree:
         """The validated tree of ``document`` (not stored): from its structure when usable, else by the model."""

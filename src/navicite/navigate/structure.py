@@ -27,7 +27,7 @@ from typing import Any
 
 from navicite.config import NavigateSettings
 from navicite.documents import Document, Passage
-from navicite.ingest.passages import heading_anchor
+from navicite.ingest.passages import MIN_PASSAGE_WORDS, heading_anchor
 from navicite.ingest.sections import Section, follows, heading_number, lines_with_offsets
 from navicite.navigate.organise import number_nodes
 from navicite.navigate.shape import bundle, runs_within
@@ -73,8 +73,9 @@ class Structure:
         return not self.problem
 
 
-def structure_of(document: Document, passages: list[Passage]) -> Structure:
-    """The usable structure of ``document`` (cut into ``passages``), or the reason there is none."""
+def structure_of(document: Document) -> Structure:
+    """The usable structure of ``document``, or the reason there is none (cheap: no passages are cut,
+    so a ``tree build`` that finds every tree current stays quick)."""
     meta = document.metadata
     sections = sorted(
         (s for s in meta.get("sections") or () if isinstance(s, dict) and isinstance(s.get("start"), int) and s.get("title")),
@@ -84,7 +85,7 @@ def structure_of(document: Document, passages: list[Passage]) -> Structure:
     if not sections:
         return Structure("", [], "no outline or headings")
     sections = _with_references(document.text, sections)
-    problem = _implausible(sections, len(document.text.split()), passages)
+    problem = _implausible(sections, len(document.text.split()))
     return Structure(source, sections, problem)
 
 
@@ -101,14 +102,15 @@ def _with_references(text: str, sections: list[Section]) -> list[Section]:
     return sorted([*sections, {"start": start, "level": 1, "title": title}], key=lambda s: s["start"])
 
 
-def _implausible(sections: list[Section], words: int, passages: list[Passage]) -> str:
+def _implausible(sections: list[Section], words: int) -> str:
     """Why these sections make no believable tree ("" when they do)."""
-    owners = _owners(sections, passages)
-    holding = {k for k in owners if k >= 0}
-    if len(holding) < MIN_SECTIONS:
-        return f"only {len(holding)} headings with text of their own (fewer than {MIN_SECTIONS})"
     if words / len(sections) < MIN_WORDS_PER_SECTION:
         return f"too many headings: {len(sections)} for {words:,} words"
+    ends = [s["start"] for s in sections[1:]] + [words]
+    # A heading with fewer words before the next one than a passage needs joins the text after it.
+    holding = [s for s, end in zip(sections, ends) if end - s["start"] >= MIN_PASSAGE_WORDS]
+    if len(holding) < MIN_SECTIONS:
+        return f"only {len(holding)} headings with text of their own (fewer than {MIN_SECTIONS})"
     numbers = [n for n in (heading_number(s["title"]) for s in sections) if n is not None]
     pairs = list(zip(numbers, numbers[1:]))
     broken = sum(not follows(a, b) for a, b in pairs)
@@ -117,7 +119,6 @@ def _implausible(sections: list[Section], words: int, passages: list[Passage]) -
     first = sections[0]["start"]
     if first > MAX_FRONT_SHARE * words:
         return f"the first heading comes after {first / words:.0%} of the text"
-    ends = [s["start"] for s in sections[1:]] + [words]
     share, title = max(((end - s["start"]) / words, s["title"]) for s, end in zip(sections, ends))
     if share > MAX_SECTION_SHARE:
         return f"one heading ({title!r}) holds {share:.0%} of the text"
