@@ -104,8 +104,9 @@ def test_a_section_cut_into_parts_does_not_delay_its_parent(settings: Any, kit: 
         {"summaries": [{"n": 1, "summary": "   "}, {"n": 2, "summary": "Gamma"}]},
         {"summaries": [{"n": 1, "summary": "The text does not mention it."}, {"n": 2, "summary": "Fine"}]},
         {"summaries": [{"n": 7, "summary": "Only one entry for two sections."}]},
+        {"summaries": [{"n": 1, "summary": "Far too long. " * 40}, {"n": 2, "summary": "Far too long. " * 40}]},
     ],
-    ids=["bad-json", "empty-or-title", "nothing-or-too-short", "missing"],
+    ids=["bad-json", "empty-or-title", "nothing-or-too-short", "missing", "over-the-length-limit"],
 )
 def test_a_misbehaving_summary_reply_leaves_first_sentences_never_a_crash(settings: Any, kit: Any, reply: Any) -> None:
     model = kit.TreeModel({"summarise": [reply, reply]})  # the repair request derails too
@@ -120,10 +121,10 @@ def test_a_misbehaving_summary_reply_leaves_first_sentences_never_a_crash(settin
 
 def test_summaries_numbered_otherwise_are_taken_by_position_and_tidied(settings: Any, kit: Any) -> None:
     shifted = {"summaries": [{"n": 5, "summary": "This section provides an overview of Alpha, the first matters."},
-                             {"n": 6, "summary": "Gamma is about the last matters."}]}
+                             {"n": 6, "summary": "Gamma is about the last matters. Then it breaks off at the length limit in"}]}
     tree = TreeBuilder(settings, kit.rule_llm(kit.TreeModel({"summarise": [shifted]}))).organise(kit.sectioned_document(MANUAL))
     alpha, _, gamma = tree.root.children
-    # A signpost opening ("This section provides an overview of") is dropped.
+    # A signpost opening ("This section provides an overview of") and a sentence cut off are dropped.
     assert (alpha.paragraphs[0].text, gamma.paragraphs[0].text) == ("Alpha, the first matters.", "Gamma is about the last matters.")
 
 

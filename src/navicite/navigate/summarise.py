@@ -36,7 +36,10 @@ SECTION_PROMPT_WORDS = 260
 CHILD_WORDS = (30, 10)
 #: Most words of sections in one prompt.
 PROMPT_WORDS = 1400
+#: Characters allowed per asked word of a summary (English averages about six with the space).
+CHARS_PER_WORD = 8
 
+_SENTENCE_END = re.compile(r"[.!?](?=\s)")
 # "This section provides an overview of ..." says nothing a reader of the tree needs.
 _SIGNPOST = re.compile(
     r"^(?:this|the) (?:section|chapter|part)\s+(?:provides|gives|presents|offers|discusses|describes|covers|explains|introduces|"
@@ -58,13 +61,18 @@ class SummaryReply(BaseModel):
     summaries: list[NodeSummary] = Field(max_length=16)
 
 
-@lru_cache(maxsize=16)
-def summary_schema(count: int) -> type[SummaryReply]:
-    """:class:`SummaryReply` with exactly ``count`` entries, so a constrained backend cannot skip a section."""
+@lru_cache(maxsize=64)
+def summary_schema(count: int, chars: int) -> type[SummaryReply]:
+    """:class:`SummaryReply` with exactly ``count`` entries of at most ``chars`` characters each.
+
+    A backend that constrains output to the schema then cannot skip a section, nor write one
+    summary so long that the reply is cut off (the 1.5B model ignores the asked word count).
+    """
+    entry = create_model(f"NodeSummary{chars}", __base__=NodeSummary, summary=(str, Field(max_length=chars)))
     return create_model(
-        f"SummaryReply{count}",
+        f"SummaryReply{count}x{chars}",
         __base__=SummaryReply,
-        summaries=(list[NodeSummary], Field(min_length=count, max_length=count)),
+        summaries=(list[entry], Field(min_length=count, max_length=count)),  # type: ignore[valid-type]
     )
 
 
@@ -138,9 +146,10 @@ class Summariser:
             ),
         )
         words = self.limits.node_summary_words
-        # Room for summaries a third over the asked length in indented JSON: a reply cut off is lost whole.
-        max_tokens = len(batch) * (3 * words + 24) + 48
-        reply = ask_json(self.llm, messages, summary_schema(len(batch)), "tree_summarise", max_tokens, self.budget)
+        # Each summary is bounded in characters; the reply has room for all of them in indented JSON.
+        chars = words * CHARS_PER_WORD
+        max_tokens = len(batch) * (chars // 3 + 24) + 48
+        reply = ask_json(self.llm, messages, summary_schema(len(batch), chars), "tree_summarise", max_tokens, self.budget)
         replies = _by_number(reply, len(batch)) if reply is not None else {}
         written: dict[str, str] = {}
         for k, (node, _, key) in enumerate(batch, 1):
@@ -189,6 +198,10 @@ def _usable(text: str, title: str, words: int) -> str:
     text = clean_summary(_SIGNPOST.sub("", " ".join(text.split())))
     if not text or normalise_title(text) == normalise_title(title) or len(text.split()) < 3:
         return ""
+    if not text.rstrip().endswith((".", "!", "?")):  # cut at its length limit
+        ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+        # Its whole sentences; a single sentence loses its last (perhaps broken) word.
+        text = text[: ends[-1]] if ends else " ".join(text.split()[:-1]).rstrip(",;:") + " ..."
     return first_sentences(text, 2 * words)
 
 
