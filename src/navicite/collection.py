@@ -111,7 +111,7 @@ class CollectionStore:
             latest = {doc.id: doc for doc in batch if doc.id in changed}
             passages.upsert(p.as_document(doc) for doc in latest.values() for p in self.passages_of(doc))
         if report.replaced:
-            self._drop_trees(report.replaced)
+            self._drop_trees(report.replaced, keep_summaries=True)
         return report
 
     def delete(self, doc_ids: Iterable[str]) -> list[str]:
@@ -171,10 +171,11 @@ class CollectionStore:
     def _pending(self) -> _Pending:
         return _Pending(self.settings.passage_index_dir, self.words)
 
-    def _drop_trees(self, doc_ids: list[str]) -> None:
+    def _drop_trees(self, doc_ids: list[str], keep_summaries: bool = False) -> None:
+        """A replaced document's node summaries stay, so rebuilding its tree asks only for what changed."""
         store = TreeStore.existing(self.settings)
         if store is not None:
-            store.delete(doc_ids)
+            store.delete(doc_ids, keep_summaries)
 
 
 class _Pending:

@@ -222,6 +222,14 @@ class NavigateSettings(Section):
     max_calls_per_segment: float = Field(
         1.5, ge=0.0, description="Build goal: optional calls (split, naming, refine) stop once a tree has made this many per segment; 0: no limit."
     )
+    structure: Literal["auto", "llm"] = Field(
+        "auto",
+        description="How a tree gets its shape: 'auto' takes the document's outline or numbered/Markdown/HTML headings "
+        "when they are plausible (its sections are the nodes, their passages the leaves, the model only writes short "
+        "summaries of inner nodes) and lets the model organise the rest; 'llm' always lets the model organise.",
+    )
+    summaries_per_call: int = Field(6, ge=1, le=16, description="Inner nodes of a structure tree one summary call writes.")
+    node_summary_words: int = Field(40, ge=10, description="Longest summary of an inner node of a structure tree, in words.")
     segments_per_call: int = Field(2, ge=1, le=8, description="Segments placed by one select call (fewer when the prompt would not fit).")
     summary_words: int = Field(60, ge=10, description="Longest summary the select call writes per title.")
     select_max_tokens: int = Field(420, ge=32, description="Reply budget of one select call.")

@@ -25,9 +25,9 @@ _ENDS_SENTENCE = re.compile(r"[.!?。！？]['\"”’)\]]*$")
 _ABBREVIATIONS = frozenset("al. e.g. i.e. etc. vs. cf. fig. figs. eq. eqs. ref. refs. sec. no. pp. p. approx. dr. mr. mrs. ms.".split())
 #: A record with at most this many times the target words stays one passage.
 WHOLE_RECORD_FACTOR = 3.0
-# A section break is only taken once the passage has this many words: a bare heading
-# ("3 Methods" right before "3.1 Data") joins the text that follows it.
-_MIN_BEFORE_BREAK = 25
+#: A section break is only taken once the passage has this many words: a bare heading
+#: ("3 Methods" right before "3.1 Data") joins the text that follows it.
+MIN_PASSAGE_WORDS = 25
 _DEFAULT_WORDS: int = IngestSettings.model_fields["passage_words"].default
 
 
@@ -55,10 +55,15 @@ def cut_passages(document: Document, words: int = _DEFAULT_WORDS) -> list[Passag
         starts = sorted({s["start"] for s in sections}) if field == "text" else []
         for start, end, text in _pack(source, words, starts):
             pages = _pages(page_starts, start, end) if field == "text" else ()
-            anchor = max((s for s in starts if start <= s < min(end, start + _MIN_BEFORE_BREAK + 15)), default=start)
-            section = tuple(section_path(sections, anchor)) if field == "text" else ("Abstract",)
+            section = tuple(section_path(sections, heading_anchor(starts, start, end))) if field == "text" else ("Abstract",)
             out.append(Passage(document.id, len(out), text, start, end, field, pages, section))
     return out
+
+
+def heading_anchor(starts: Sequence[int], start: int, end: int) -> int:
+    """The word whose section a passage ``start:end`` belongs to: the last heading among
+    ``starts`` within its first words (a bare heading joins the text after it), else its start."""
+    return max((s for s in starts if start <= s < min(end, start + MIN_PASSAGE_WORDS + 15)), default=start)
 
 
 def place_of(document: Document, start: int, end: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
@@ -104,7 +109,7 @@ def _pack(source: str, target: int, breaks: Sequence[int]) -> list[tuple[int, in
         nxt = i + 1
         cut = nxt == total
         if not cut and nxt in must_break:
-            if size >= _MIN_BEFORE_BREAK:
+            if size >= MIN_PASSAGE_WORDS:
                 cut = True
             elif out and out[-1][1] == start and start not in must_break:
                 # A few words left before the heading: they end the passage before them.

@@ -28,6 +28,11 @@ MIN_WORDS_BETWEEN_HEADINGS = 10
 MAX_HEADING_WORDS = 12
 
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+(\S.*?)\s*$")
+# "Chapter 3" on its own line (the title on the next line) or "Chapter 3: Cox models" on one.
+_CHAPTER = re.compile(r"^(?:Chapter|CHAPTER)[ \t]+(\d{1,2})(?:[.:]?[ \t]+(\S.*?))?\s*$")
+_CONTENTS = re.compile(r"^(?:table of )?contents$", re.I)
+# A table-of-contents entry: ends with a page number, or has dot leaders.
+_TOC_ENTRY = re.compile(r"\s\d{1,4}$|(?:\.\s?){3}")
 _NOT_IN_HEADINGS = re.compile(r"[=<>~$\[\]{}|\\]|(?:\.\s?){3}")
 _SECTION_NUMBER = re.compile(r"^\d{1,2}(?:\.\d{1,2}){0,3}\.?$|^[IVXLC]{1,6}\.?$|^[A-Z]\.$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -65,11 +70,17 @@ def _number(label: str) -> tuple[int, ...]:
     return tuple(int(part) for part in label.split("."))
 
 
-def _follows(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
+def follows(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
     """True when ``after`` can be the next heading number after ``before`` (3.2 -> 3.2.1, 3.3 or 4)."""
     if after == before + (1,):
         return True
     return any(after == before[:depth] + (before[depth] + 1,) for depth in range(len(before)))
+
+
+def heading_number(title: str) -> tuple[int, ...] | None:
+    """The number a heading title starts with ("3.3 Stanford ..." -> (3, 3), "Chapter 2: ..." -> (2,)), if any."""
+    match = re.match(r"^(?:Chapter[ \t]+)?(\d{1,2}(?:\.\d{1,2}){0,3})(?![\d.]*\d)", title.strip(), re.I)
+    return _number(match.group(1)) if match else None
 
 
 def _heading_candidate(line: str) -> tuple[tuple[int, ...], str] | None:
@@ -77,24 +88,61 @@ def _heading_candidate(line: str) -> tuple[tuple[int, ...], str] | None:
     if not match:
         return None
     label, title = match.groups()
+    if not _title_like(title):
+        return None
+    return _number(label), f"{label} {title}"
+
+
+def _title_like(title: str) -> bool:
     words = title.split()
     letters = sum(ch.isalpha() for ch in title)
-    if (
+    return not (
         not title[0].isupper()
         or len(words) > MAX_HEADING_WORDS
         or title.endswith((".", ",", ";", ":"))
         or _NOT_IN_HEADINGS.search(title)
         or letters < 0.6 * len(title.replace(" ", ""))
         or not any(len(w) >= 3 and w.isalpha() for w in words)
-    ):
+    )
+
+
+def _chapter_candidate(line: str, following: str) -> tuple[tuple[int, ...], str] | None:
+    """A chapter heading, "Chapter 2" with its title on the same line or the next, as number 2."""
+    match = _CHAPTER.match(line.strip())
+    if not match:
         return None
-    return _number(label), f"{label} {title}"
+    title = match.group(2) or following.strip()
+    if not title or not _title_like(title):
+        return None
+    return (int(match.group(1)),), f"Chapter {match.group(1)}: {title}"
+
+
+def _contents_lines(lines: list[str]) -> set[int]:
+    """Indices of the lines of tables of contents: after a "Contents" line, the run of entries
+    (numbered lines, lines ending in a page number or with dot leaders) and blank lines, up to
+    a number the run has listed already (the body's first heading)."""
+    inside: set[int] = set()
+    for i, line in enumerate(lines):
+        if not _CONTENTS.match(line.strip()):
+            continue
+        listed: set[str] = set()
+        for j in range(i + 1, len(lines)):
+            entry = lines[j].strip()
+            label = entry.split()[0] if entry[:1].isdigit() else ""
+            if entry and (label in listed or not (label or _TOC_ENTRY.search(entry))):
+                break
+            listed.add(label)
+            inside.add(j)
+    return inside
 
 
 def numbered_headings(text: str) -> list[Section]:
     """Numbered headings standing alone on their lines ("2 Overview", "3.3 Stanford heart transplant").
 
-    Lines that look like headings are chained in text order so that each number can
+    Chapter headings count as numbered level-1 headings ("Chapter 2" over its title line,
+    kept as "Chapter 2: Survival curves"); the entries of a table of contents (the lines
+    after a "Contents" line that end in a page number) are not headings. Lines that look
+    like headings are chained in text order so that each number can
     follow the one before (3.2 -> 3.2.1, 3.3 or 4) with at least
     :data:`MIN_WORDS_BETWEEN_HEADINGS` words of text between them (none needed before a
     first subsection, 3 -> 3.1); the longest chain is the
@@ -104,11 +152,18 @@ def numbered_headings(text: str) -> list[Section]:
     numbers (3.3 is level 2); the title keeps its number.
     """
     found: list[tuple[tuple[int, ...], int, str]] = []
-    for line, start in lines_with_offsets(text):
+    lines = list(lines_with_offsets(text))
+    contents = _contents_lines([line for line, _ in lines])
+    for k, (line, start) in enumerate(lines):
+        if k in contents:
+            continue
+        candidate = None
         if line[:1].isdigit() or line[:1] == " ":
             candidate = _heading_candidate(line)
-            if candidate:
-                found.append((candidate[0], start, candidate[1]))
+        elif line[:1] in "Cc":
+            candidate = _chapter_candidate(line, lines[k + 1][0] if k + 1 < len(lines) else "")
+        if candidate:
+            found.append((candidate[0], start, candidate[1]))
     if len(found) < MIN_NUMBERED_HEADINGS:
         return []
     # Longest chain of valid successors (quadratic, but a document has few candidate lines).
@@ -121,7 +176,7 @@ def numbered_headings(text: str) -> list[Section]:
             # A first subsection may follow its heading at once ("3 Methods" / "3.1 Data").
             enough = body >= (0 if number == before + (1,) else MIN_WORDS_BETWEEN_HEADINGS)
             # On a tie the nearer predecessor wins: a table of contents loses to the body's own headings.
-            if best_len[i] + 1 >= best_len[j] and enough and _follows(before, number):
+            if best_len[i] + 1 >= best_len[j] and enough and follows(before, number):
                 best_len[j], previous[j] = best_len[i] + 1, i
     end: int | None = max(range(len(found)), key=best_len.__getitem__)
     chain = []
