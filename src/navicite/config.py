@@ -285,8 +285,10 @@ class GenerateSettings(Section):
     )
     lexical_accept: float = Field(0.8, ge=0.0, le=1.0, description="Hybrid: overlap at or above this is accepted without asking the judge.")
     judge_max_calls: int = Field(16, ge=0, description="Most judge calls per answer; beyond it the lexical score decides.")
-    novel_words: int = Field(
-        3, ge=0, description="A sentence with this many content words that neither its sources nor the question hold is not cited (0: off)."
+    novel_words: int | None = Field(
+        None, ge=0,
+        description="A sentence with this many content words that neither its sources nor the question hold is not cited "
+        "(0: off; unset: 3 with the embedded model, whose judge lets its own elaborations through, off with other backends).",
     )
     language_retry: bool = Field(True, description="Translate the draft once (one call) when it is not in the question's language.")
     language_repair_share: float = Field(

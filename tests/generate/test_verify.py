@@ -280,3 +280,11 @@ def test_wording_rule_uncites_an_elaboration_the_judge_accepted() -> None:
     assert strict[1].checks[0].scorer == "wording"  # rejected before any judge call
     lenient = Verifier(_Always(1.0), threshold=0.5, general_accept=0.8, novel_words=0).run([stated, invented], alignments, entries)
     assert lenient[1].kept == [1]
+
+
+def test_wording_rule_is_on_for_the_embedded_model_only_unless_set(tmp_path) -> None:
+    from navicite.generate.verify import EMBEDDED_NOVEL_WORDS, novel_words_limit
+
+    assert novel_words_limit(load_settings(tmp_path, ["llm.backend=embedded"])) == EMBEDDED_NOVEL_WORDS
+    assert novel_words_limit(load_settings(tmp_path, ["llm.backend=openai"])) == 0
+    assert novel_words_limit(load_settings(tmp_path, ["llm.backend=openai", "generate.novel_words=4"])) == 4

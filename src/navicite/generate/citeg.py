@@ -22,7 +22,7 @@ from navicite.generate.cite import assign_markers, insert_markers
 from navicite.generate.draft import Draft, Drafter, claim_text, is_no_answer_sentence
 from navicite.text.sentences import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
-from navicite.generate.verify import Verified, Verifier, create_scorer
+from navicite.generate.verify import Verified, Verifier, create_scorer, novel_words_limit
 from navicite.llm.base import LLM, Usage, UsageLog, usage_scope
 from navicite.text.language import question_language
 
@@ -130,7 +130,7 @@ class CiteG:
         with trace.stage("verify", scorer=self.settings.generate.verifier) as out:
             if aligned.alignments:
                 g = self.settings.generate
-                verifier = Verifier(create_scorer(self.llm, self.settings), g.support_threshold, g.lexical_accept, g.novel_words)
+                verifier = Verifier(create_scorer(self.llm, self.settings), g.support_threshold, g.lexical_accept, novel_words_limit(self.settings))
                 verified = verifier.run([claim_text(t) for t in texts], aligned.alignments, entries, question)
             else:
                 verified = [Verified("general") for _ in sentences]
