@@ -17,6 +17,10 @@ from ``bench/citeg_hotpotqa.py`` (they need a judge model per sentence).
 
     .venv/bin/python bench/answer_bench.py --hotpot 10 --pdf 4 --out /tmp/answer-bench [--configs old,new]
 
+The configurations alternate question by question. Records go to ``OUT/records.jsonl`` (or
+``--records``), one per answer with its cited sentences and their passages (for
+``bench/citation_read.py``); a re-run with the same records file resumes where it stopped.
+
 State the machine with the figures (2 shared CPU cores here, no GPU).
 """
 
@@ -95,7 +99,20 @@ def ask_one(papers: Collection, question: str) -> dict[str, Any]:
         "calls": answer.llm.get("calls", 0), "prompt_tokens": answer.llm.get("prompt_tokens", 0),
         "cached_tokens": answer.llm.get("cached_tokens", 0), "completion_tokens": answer.llm.get("completion_tokens", 0),
         "cited_share": (sum(s.kind == "cited" for s in factual) / len(factual)) if factual else None,
+        "cited": cited_sentences(answer),
     }
+
+
+def cited_sentences(answer: Any) -> list[dict[str, Any]]:
+    """Every sentence shown as cited with the passages it cites: what a reader checks it against."""
+    by_marker = {c.marker: c for c in answer.citations}
+    return [
+        {"sentence": s.text, "passages": [
+            {"marker": m, "title": by_marker[m].title, "place": by_marker[m].place, "text": by_marker[m].passage}
+            for m in s.markers if m in by_marker
+        ]}
+        for s in answer.sentences if s.kind == "cited"
+    ]
 
 
 def score(record: dict[str, Any], q: dict[str, Any]) -> None:
@@ -130,13 +147,21 @@ def main() -> None:
     parser.add_argument("--pdf", type=int, default=4)
     parser.add_argument("--out", type=Path, default=Path("/tmp/answer-bench"))
     parser.add_argument("--configs", default="old,new")
+    parser.add_argument("--records", type=Path, help="where records are appended (default: OUT/records.jsonl)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    records_path = args.records or args.out / "records.jsonl"
     asked = questions(args.hotpot, args.pdf)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; "
           f"questions: {', '.join(f'{n} {len(q)}' for n, q in asked.items())}")
     configs = args.configs.split(",")
     records: dict[str, list[dict[str, Any]]] = {config: [] for config in configs}
+    # A re-run with the same records file resumes: answers already recorded are read, not asked.
+    done: dict[tuple[str, str], dict[str, Any]] = {}
+    if records_path.exists():
+        for line in records_path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            done[(record["config"], record["question"])] = record
     for name, qs in asked.items():
         # Each configuration has its own copy of each collection, hence its own LLM cache:
         # the old and the new calls are both paid for, none replayed from the other.
@@ -145,12 +170,15 @@ def main() -> None:
             # Configurations alternate question by question, so a busy spell on a shared
             # machine falls on both rather than on whichever happened to run then.
             for config in configs:
+                if (config, q["question"]) in done:
+                    records[config].append(done[(config, q["question"])])
+                    continue
                 with Collection(settings=load_settings(homes[config], preset=CONFIGS[config])) as papers:
                     record = ask_one(papers, q["question"])
                 score(record, q)
                 record.update(config=config, set=name, question=q["question"], load=os.getloadavg()[0])
                 records[config].append(record)
-                with (args.out / "records.jsonl").open("a", encoding="utf-8") as out:
+                with records_path.open("a", encoding="utf-8") as out:
                     out.write(json.dumps(record, ensure_ascii=False) + "\n")
                 print(f"{config} {name}: {record['seconds']:.0f} s, first source {record['first_source']:.2f} s", flush=True)
     results = {config: summary(rs) for config, rs in records.items()}

@@ -37,11 +37,11 @@ import bm25s  # noqa: E402
 
 from navicite.config import load_settings  # noqa: E402
 from navicite.eval.datasets import EvalQuestion, load_dataset  # noqa: E402
-from navicite.eval.methods import MethodResult, Trace, register_method  # noqa: E402
+from navicite.eval.methods import MethodResult, Trace  # noqa: E402
+from navicite.eval.registry import register_method  # noqa: E402
 from navicite.eval.report import markdown_table  # noqa: E402
 from navicite.eval.resources import EvalResources  # noqa: E402
 from navicite.eval.runner import RetrievalRunner  # noqa: E402
-from navicite.retrieve import eval_methods  # noqa: E402,F401 -- registers the MPR methods
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "korquad" / "KorQuAD_v1.0_dev_first70.json"
 

@@ -28,7 +28,6 @@ from navicite.eval.report import markdown_table  # noqa: E402
 from navicite.eval.resources import EvalResources  # noqa: E402
 from navicite.eval.runner import RetrievalRunner  # noqa: E402
 from navicite.rerank import RerankItem  # noqa: E402
-from navicite.retrieve import eval_methods  # noqa: E402,F401 -- registers the MPR methods
 
 
 def _stage_table(report) -> str:  # noqa: ANN001 -- a RetrievalReport

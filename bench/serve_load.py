@@ -33,8 +33,9 @@ from pathlib import Path
 
 import httpx
 
+from navicite.collection import CollectionStore
 from navicite.config import load_settings
-from navicite.ingest import ingest, sample_documents, sample_questions
+from navicite.ingest import sample_documents, sample_questions
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact" / "corpus.jsonl"
 
@@ -165,7 +166,7 @@ def main() -> None:
     records = new_records(args.docs)
     with tempfile.TemporaryDirectory(prefix="navicite-load-") as tmp:
         home = Path(tmp)
-        base = ingest(sample_documents(), load_settings(home, ["llm.backend=none"]))
+        base = CollectionStore(load_settings(home, ["llm.backend=none"])).ingest(sample_documents())
         port = free_port()
         server = start_server(home, port)
         url = f"http://127.0.0.1:{port}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up navicite in ./.venv: CPU torch first (an unpinned torch would pull a multi-GB CUDA
-# build), then navicite with the embedded model, dense embeddings, server, MCP server, reranker and test extras.
+# build), then navicite with the embedded model, dense embeddings, evaluation, server, MCP server, reranker and test extras.
 # Safe to run again: pip skips what is already installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."

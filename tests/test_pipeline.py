@@ -12,12 +12,12 @@ from navicite.config import Settings, load_settings
 from navicite.documents import Document
 from navicite.errors import DocumentNotFound, UserInputError
 from navicite.index import create as create_index
-from navicite.ingest import segment
 from navicite.llm.base import Message
 from navicite.llm.scripted import ScriptedLLM
 from navicite.navigate.store import TreeStore, build_params
 from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef
 from navicite.pipeline import Engine
+from navicite.text.segments import segment
 
 SOIL = "The soil of the Ouse farm is clay rich in iron and drains slowly after rain."
 LIME = "Farmers added lime to the clay soil in 1930 to make the fields sweeter for barley."
@@ -191,3 +191,36 @@ def test_mpr_shows_the_first_matches_at_once_then_the_chosen_sources_before_the_
     assert not chosen.data.get("preliminary") and kinds.index("stage") < kinds.index("sources", 1) < kinds.index("answer")
     answer = events[-1].data["answer"]
     assert {c.passage_id for c in answer.citations} <= {s["passage_id"] for s in chosen.data["sources"]}
+
+
+class RoundsModel(Model):
+    """Model's draft and alignment, plus the keyword analysis and one missing-information reply."""
+
+    def __call__(self, messages: list[Message]) -> Any:
+        text = "\n".join(m.content for m in messages)
+        if "You prepare keyword searches" in text:
+            self.stages.append("analyze")
+            return {"primary": [{"term": "lime", "synonyms": []}, {"term": "soil", "synonyms": []}], "expanded": []}
+        if "Some questions need several searches" in text:
+            self.stages.append("gap")
+            return {"enough": False, "bridge": "town hall", "missing": "when it was rebuilt",
+                    "sub_question": "When was the town hall rebuilt?", "keywords": ["town hall", "rebuilt"]}
+        return super().__call__(messages)
+
+
+def test_mpr_rounds_reach_the_stage_event_and_the_answer_trace(home: Path) -> None:
+    settings = engine_settings(home, "llm.backend=embedded", "retrieve.rounds=2")  # the scripted model stands in
+    model = RoundsModel()
+    engine = Engine(settings, llm=ScriptedLLM(default=model, concurrency=1))
+    events = list(engine.ask_stream("When was lime added to the soil?", "mpr"))
+    assert model.stages[:2] == ["analyze", "gap"]
+    stage = next(e for e in events if e.kind == "stage")
+    [step] = stage.data["rounds"]
+    assert step["sub_question"] == "When was the town hall rebuilt?" and step["queries"][0]["round"] == 2
+    # Portfolio B of the question ("the") already pooled the city notes: nothing new, so the loop ends.
+    assert step["new"] == [] and stage.data["stopped"] == "round 2 found no new passages"
+    answer = events[-1].data["answer"]
+    retrieve = answer.trace[0].to_dict()
+    assert retrieve["outputs"]["rounds"][0]["keywords"] == ["town hall", "rebuilt"]
+    assert retrieve["outputs"]["ranked_against"] == ["When was lime added to the soil?", "When was the town hall rebuilt?"]
+    assert answer.llm["stages"]["gap"]["calls"] == 1

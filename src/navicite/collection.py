@@ -20,7 +20,10 @@ from pathlib import Path
 from navicite.config import Settings
 from navicite.documents import Document, Passage
 from navicite.index.base import LexicalIndex, UpsertReport
-from navicite.ingest.passages import cut_passages
+from navicite.ingest.records import FieldMapping
+from navicite.ingest.runner import IngestRunner, IngestSummary, ProgressCallback
+from navicite.navigate.store import TreeStore
+from navicite.text.passages import cut_passages
 
 #: Written in the passage index's folder: how its passages were cut.
 INFO_FILE = "navicite-passages.json"
@@ -91,6 +94,11 @@ class CollectionStore:
 
     # -- writes --------------------------------------------------------------------------------
 
+    def ingest(self, paths: Iterable[Path | str], fmt: str = "auto", mapping: FieldMapping | None = None,
+               progress: ProgressCallback | None = None) -> IngestSummary:
+        """Read files and folders into this collection (see :class:`~navicite.ingest.runner.IngestRunner`)."""
+        return IngestRunner(self.settings, index=self, progress=progress).run(paths, fmt, mapping)
+
     def upsert(self, documents: Iterable[Document]) -> UpsertReport:
         """Add new documents, replace changed ones (their passages and trees go with them), skip unchanged ones."""
         batch = list(documents)
@@ -103,7 +111,7 @@ class CollectionStore:
             latest = {doc.id: doc for doc in batch if doc.id in changed}
             passages.upsert(p.as_document(doc) for doc in latest.values() for p in self.passages_of(doc))
         if report.replaced:
-            self._drop_trees(report.replaced)
+            self._drop_trees(report.replaced, keep_summaries=True)
         return report
 
     def delete(self, doc_ids: Iterable[str]) -> list[str]:
@@ -163,12 +171,11 @@ class CollectionStore:
     def _pending(self) -> _Pending:
         return _Pending(self.settings.passage_index_dir, self.words)
 
-    def _drop_trees(self, doc_ids: list[str]) -> None:
-        from navicite.navigate.store import TreeStore
-
+    def _drop_trees(self, doc_ids: list[str], keep_summaries: bool = False) -> None:
+        """A replaced document's node summaries stay, so rebuilding its tree asks only for what changed."""
         store = TreeStore.existing(self.settings)
         if store is not None:
-            store.delete(doc_ids)
+            store.delete(doc_ids, keep_summaries)
 
 
 class _Pending:

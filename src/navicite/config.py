@@ -165,12 +165,27 @@ class RetrieveSettings(Section):
         default_factory=lambda: ["image", "photo", "poster", "slides", "review", "patent", "dataset", "press"],
         description="Words whose documents portfolio S excludes.",
     )
+    rounds: int = Field(
+        1, ge=1, le=5,
+        description="Most retrieval rounds for multi-hop questions: after each round one LLM call reads the best "
+        "passages and says whether they suffice or what to search next (a sub-question and its keywords); 1: off.",
+    )
+    round_passages: int = Field(5, ge=1, le=10, description="Best passages the missing-information call reads after a round.")
+    round_passage_chars: int = Field(
+        240, ge=60, description="Characters of each passage (its opening) the missing-information call reads, after the title."
+    )
+    round_max_tokens: int = Field(128, ge=32, description="Reply budget of the missing-information call.")
 
 
 class RerankSettings(Section):
     """Re-ranking of the pooled candidates."""
 
-    backend: Literal["none", "hybrid", "cross-encoder", "llm", "navicite"] = "hybrid"
+    backend: str = Field(
+        "hybrid",
+        description="'none' (the pool's fused order), 'hybrid' (embedding cosine + BM25 + agreement), 'cross-encoder' (rerank.model), "
+        "'navicite' (the shipped cross-encoder over the hybrid head), 'llm' (the chat model grades the hybrid head), "
+        "or a backend added with navicite.rerank.register_backend.",
+    )
     model: str | None = None
     top_n: int = Field(50, ge=1)
     max_length: int = Field(256, ge=16)
@@ -207,6 +222,14 @@ class NavigateSettings(Section):
     max_calls_per_segment: float = Field(
         1.5, ge=0.0, description="Build goal: optional calls (split, naming, refine) stop once a tree has made this many per segment; 0: no limit."
     )
+    structure: Literal["auto", "llm"] = Field(
+        "auto",
+        description="How a tree gets its shape: 'auto' takes the document's outline or numbered/Markdown/HTML headings "
+        "when they are plausible (its sections are the nodes, their passages the leaves, the model only writes short "
+        "summaries of inner nodes) and lets the model organise the rest; 'llm' always lets the model organise.",
+    )
+    summaries_per_call: int = Field(6, ge=1, le=16, description="Inner nodes of a structure tree one summary call writes.")
+    node_summary_words: int = Field(40, ge=10, description="Longest summary of an inner node of a structure tree, in words.")
     segments_per_call: int = Field(2, ge=1, le=8, description="Segments placed by one select call (fewer when the prompt would not fit).")
     summary_words: int = Field(60, ge=10, description="Longest summary the select call writes per title.")
     select_max_tokens: int = Field(420, ge=32, description="Reply budget of one select call.")
@@ -262,6 +285,11 @@ class GenerateSettings(Section):
     )
     lexical_accept: float = Field(0.8, ge=0.0, le=1.0, description="Hybrid: overlap at or above this is accepted without asking the judge.")
     judge_max_calls: int = Field(16, ge=0, description="Most judge calls per answer; beyond it the lexical score decides.")
+    novel_words: int | None = Field(
+        None, ge=0,
+        description="A sentence with this many content words that neither its sources nor the question hold is not cited "
+        "(0: off; unset: 3 with the embedded model, whose judge lets its own elaborations through, off with other backends).",
+    )
     language_retry: bool = Field(True, description="Translate the draft once (one call) when it is not in the question's language.")
     language_repair_share: float = Field(
         0.25, ge=0.0, le=1.0, description="Translate the draft when more than this share of its sentences is in another language."

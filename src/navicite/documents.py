@@ -1,4 +1,4 @@
-"""Documents and segments: what navicite indexes, retrieves and cites."""
+"""Documents, segments, passages and sources: what navicite indexes, retrieves and cites."""
 
 from __future__ import annotations
 
@@ -164,3 +164,24 @@ class Passage:
             section=tuple(str(s) for s in meta.get("section", ())),
             whole=entry.id == doc_id,
         )
+
+
+@dataclass(frozen=True)
+class Source:
+    """One candidate source as retrieval and reranking hand it over, best first."""
+
+    doc_id: str
+    title: str
+    text: str
+    link: str = ""
+    score: float = 0.0
+    passage_id: str | None = None
+    pages: tuple[int, ...] = ()
+    section: tuple[str, ...] = ()
+    position: int = 0
+    """Where the passage stands in its document (passage number), for quoting in document order."""
+
+    def listing(self, number: int) -> dict[str, Any]:
+        """The source as a ``sources`` event lists it (terminal, SSE, MCP progress, chat reasoning)."""
+        return {"number": number, "doc_id": self.doc_id, "title": self.title, "passage_id": self.passage_id,
+                "pages": list(self.pages), "section": self.section[-1] if self.section else "", "link": self.link}

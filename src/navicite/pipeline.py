@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
+from navicite import rerank
 from navicite.config import Settings
 from navicite.collection import CollectionStore
 from navicite.documents import Document, Passage
@@ -64,6 +65,7 @@ class Engine:
     """Everything needed to answer questions over one data directory."""
 
     def __init__(self, settings: Settings, llm: LLM | None = None, index: LexicalIndex | None = None) -> None:
+        rerank.check_backend(settings.rerank.backend)  # a misspelt backend fails here, not at the first question
         self.settings = settings
         self._llm = llm
         self._index = index
@@ -198,7 +200,8 @@ class Engine:
                                      result.to_dict()))
             usage.update(result.llm)
             yield Event("stage", {"name": "retrieve", "seconds": stages[-1].seconds, "pool_size": len(result.pool),
-                                  "ranked": len(result.ranked), "analysis": result.analysis.to_dict()})
+                                  "ranked": len(result.ranked), "analysis": result.analysis.to_dict(),
+                                  "rounds": [r.to_dict() for r in result.rounds], "stopped": result.stopped})
             sources = self.sources(result)
             targets = self._hybrid_targets(sources) if mode == "hybrid" else []
         if targets:

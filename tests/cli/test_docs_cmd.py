@@ -101,9 +101,9 @@ def test_docs_delete(home: Path, run_cli: Run) -> None:
 
 
 def test_docs_delete_drops_the_deleted_documents_trees(home: Path, run_cli: Run) -> None:
-    from navicite.ingest import segment
     from navicite.navigate.store import TreeStore, build_params
     from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef
+    from navicite.text.segments import segment
 
     settings = load_settings(home)
     store = TreeStore.open(settings)

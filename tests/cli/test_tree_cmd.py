@@ -107,3 +107,27 @@ def test_show_reads_another_store(tmp_path: Path, run_cli: Any) -> None:
     code, out, err = run_cli("--home", str(tmp_path / "elsewhere"), "tree", "show", "town", "--store", str(store))
     assert code == 0 and out.startswith("Town history  [town]") and "valid" in err and "note:" not in err
     assert run_cli("--home", str(tmp_path), "tree", "show", "town", "--store", str(tmp_path / "none.sqlite"))[0] == 2
+
+
+def test_build_says_which_path_each_document_took(tmp_path: Path, run_cli: Any) -> None:
+    from navicite.text.sections import markdown_sections
+
+    text = "\n".join(f"# Part {k}\n" + " ".join(f"Part {k} fact {j} is stated here plainly." for j in range(12)) for k in range(1, 5))
+    settings = load_settings(tmp_path)
+    index_layer.create(settings).upsert([
+        Document("manual", "Manual", text=text, metadata={"sections": markdown_sections(text)}),
+        Document("town", "Town history", text=" ".join(f"word{i}" for i in range(60))),
+    ])
+    summaries = {"summaries": [{"n": 1, "summary": "Unused: no inner node needs a summary here."}]}
+    llm.register_backend("tree-scripted", lambda settings: ScriptedLLM([*ANSWERS, summaries], concurrency=1))
+    code, out, err = run_cli("--home", str(tmp_path), *SETTINGS, "-s", "ingest.passage_words=20", "tree", "build", "--json")
+    assert code == 0, err
+    outcomes = {o["doc_id"]: o for o in json.loads(out)}
+    assert (outcomes["manual"]["source"], outcomes["manual"]["fallback"]) == ("headings", None)
+    assert outcomes["manual"]["cost"]["calls"] == 0 and outcomes["manual"]["cost"]["calls_per_1k_tokens"] == 0
+    assert (outcomes["town"]["source"], outcomes["town"]["fallback"]) == ("llm", "no outline or headings")
+
+    code, _, err = run_cli("--home", str(tmp_path), *SETTINGS, "-s", "ingest.passage_words=20", "tree", "build", "--force", "manual")
+    assert code == 0 and "built manual from its headings: " in err and " passages, 0 calls" in err
+    code, out, _ = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "show", "manual")
+    assert "passages" in out.splitlines()[0] and "shaped by its headings" in out.splitlines()[0]

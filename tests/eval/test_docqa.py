@@ -27,9 +27,9 @@ from navicite.eval.docqa import (
 )
 from navicite.index import create as create_index
 from navicite.ingest import ingest
-from navicite.ingest.passages import page_text
 from navicite.llm.base import Message
 from navicite.llm.scripted import ScriptedLLM
+from navicite.text.passages import page_text
 
 PDF_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "pdf"
 TIMEDEP = PDF_DIR / "timedep.pdf"

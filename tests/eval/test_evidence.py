@@ -19,8 +19,6 @@ from navicite.eval.evidence import (
     gold_texts,
     within_budget,
 )
-from navicite.generate.sources import estimate_tokens
-from navicite.ingest import segment
 from navicite.llm.base import CallOptions, Message
 from navicite.llm.scripted import ScriptedLLM
 from navicite.navigate import (
@@ -31,6 +29,8 @@ from navicite.navigate import (
     TreeStore,
     build_params,
 )
+from navicite.text.segments import segment
+from navicite.text.tokens import estimate_tokens
 
 FILLER = "The weather stayed grey and the harbour was quiet all week long while boats waited."
 PARAGRAPHS = [

@@ -10,7 +10,8 @@ import pytest
 from navicite.config import load_settings
 from navicite.errors import UserInputError
 from navicite.eval.datasets import load_dataset
-from navicite.eval.methods import MethodResult, Trace, create_method, register_method
+from navicite.eval.methods import MethodResult, Trace
+from navicite.eval.registry import create_method, register_method
 from navicite.eval.report import markdown_table, write_report
 from navicite.eval.resources import EvalResources
 from navicite.eval.runner import RECORDS_FILE, RetrievalRunner, percentile

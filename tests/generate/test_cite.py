@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from navicite.generate.answer import Source
 from navicite.generate.cite import assign_markers, broken_markers, insert_markers, with_marker
-from navicite.generate.segment import segment_text
+from navicite.text.sentences import segment_text
 from navicite.generate.sources import ContextEntry
 
 

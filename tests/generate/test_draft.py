@@ -229,7 +229,7 @@ def test_answer_length_follows_the_question_form(scripted_llm, tmp_path) -> None
 
 
 def test_answer_form_drops_the_headings_a_model_writes_anyway(scripted_llm, tmp_path) -> None:
-    from navicite.generate.segment import segment_text
+    from navicite.text.sentences import segment_text
 
     report = "# Seoul\n\n## Introduction\n\nSeoul is the capital of South Korea.\n\n**Conclusion:**\nIt has been the capital since 1948."
     draft = answer_drafter(scripted_llm(report), tmp_path).run("What is the capital of South Korea?", ENTRIES, "en")

@@ -7,10 +7,10 @@ from navicite.generate.answer import Source
 from navicite.generate.sources import (
     SourceSelector,
     context_budget,
-    estimate_tokens,
     format_sources,
     truncate_to_tokens,
 )
+from navicite.text.tokens import estimate_tokens
 
 
 def settings(tmp_path, *overrides: str):

@@ -252,3 +252,39 @@ def test_a_name_the_question_gave_need_not_be_repeated_by_the_source() -> None:
     [invented] = Verifier(_Always(1.0), threshold=0.5, general_accept=0.8).run(
         ["The finegray command was written by Gray in 1999."], [Alignment("fact", (1,))], [passage], question)
     assert invented.kept == []
+
+
+# Sentences that say more than their sources (the shared PDFs' answers, read by hand).
+TT = (
+    "A true time-dependent covariate can be constructed using the time-transform functionality of coxph. "
+    "> vfit3 <- coxph(Surv(time, status) ~ trt + prior + karno + tt(karno), data=veteran)"
+)
+
+
+def test_novel_words_are_the_content_words_no_source_holds() -> None:
+    from navicite.generate.verify import novel_words
+
+    elaboration = "The time-transform function takes the baseline variable and returns a linear combination of the two."
+    assert set(novel_words(elaboration, [TT])) >= {"linear", "combin", "return"}
+    # Inflections meet through the stemmer; stop words never count.
+    assert novel_words("The coxph function builds a covariate because of a spline.", [TT, "How does coxph build one?"]) == ["spline"]
+
+
+def test_wording_rule_uncites_an_elaboration_the_judge_accepted() -> None:
+    entries = [entry(1, TT)]
+    stated = "A true time-dependent covariate is built with the time-transform functionality of coxph."
+    invented = "The time-transform function takes the baseline variable and returns a linear combination of the two."
+    alignments = [Alignment("fact", (1,))] * 2
+    strict = Verifier(_Always(1.0), threshold=0.5, general_accept=0.8, novel_words=3).run([stated, invented], alignments, entries)
+    assert strict[0].kept == [1] and strict[1].kept == []
+    assert strict[1].checks[0].scorer == "wording"  # rejected before any judge call
+    lenient = Verifier(_Always(1.0), threshold=0.5, general_accept=0.8, novel_words=0).run([stated, invented], alignments, entries)
+    assert lenient[1].kept == [1]
+
+
+def test_wording_rule_is_on_for_the_embedded_model_only_unless_set(tmp_path) -> None:
+    from navicite.generate.verify import EMBEDDED_NOVEL_WORDS, novel_words_limit
+
+    assert novel_words_limit(load_settings(tmp_path, ["llm.backend=embedded"])) == EMBEDDED_NOVEL_WORDS
+    assert novel_words_limit(load_settings(tmp_path, ["llm.backend=openai"])) == 0
+    assert novel_words_limit(load_settings(tmp_path, ["llm.backend=openai", "generate.novel_words=4"])) == 4

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from navicite.collection import CollectionStore
 from navicite.config import load_settings
 from navicite.index import create, free_text
-from navicite.ingest import ingest
 from navicite.ingest.pdf import extract_pages, load_pdf
 from navicite.ingest.pdf_text import (
     decode_glyph_codes,
@@ -208,7 +208,7 @@ def test_repair_is_fast_for_a_hundred_pages(timedep_raw: list[str]) -> None:
 @needs_pdfs
 def test_ingested_pdf_is_found_by_a_word_only_the_repair_makes_findable(tmp_path: Path) -> None:
     settings = load_settings(home=tmp_path)
-    summary = ingest([TIMEDEP], settings)
+    summary = CollectionStore(settings).ingest([TIMEDEP])
     assert summary.ok and summary.documents == 1
     index = create(settings)
     # Raw, the word reads "coe\x1ecients": the index would see "coe" and "cients".

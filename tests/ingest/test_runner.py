@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from navicite import index as index_package
+from navicite.collection import CollectionStore
 from navicite.config import Settings, load_settings
 from navicite.errors import UserInputError
-from navicite.ingest import IngestProgress, ingest
+from navicite.ingest import IngestProgress
 
 
 def settings_for(home: Path, *overrides: str) -> Settings:
@@ -40,7 +41,7 @@ def mixed_folder(tmp_path: Path, write_pdf: Callable[..., Path], write_jsonl: Ca
 def test_mixed_folder_failures_and_idempotent_reingest(tmp_path: Path, mixed_folder: Path) -> None:
     docs = mixed_folder
     settings = settings_for(tmp_path / "home")
-    first = ingest([docs], settings)
+    first = CollectionStore(settings).ingest([docs])
     # report.pdf, page.html, notes.md, plain.txt, r1, r2, b1, Volcano
     assert (first.added, first.replaced, first.unchanged) == (8, 0, 0)
     assert sorted(f.path for f in first.failed) == sorted([str(docs / "broken.pdf"), f"{docs / 'records.jsonl'}:2"])
@@ -48,11 +49,11 @@ def test_mixed_folder_failures_and_idempotent_reingest(tmp_path: Path, mixed_fol
     assert index.count() == 8
     assert index.get("b1").title == "Moss"
 
-    again = ingest([docs], settings)
+    again = CollectionStore(settings).ingest([docs])
     assert (again.added, again.replaced, again.unchanged) == (0, 0, 8)
 
     (docs / "notes.md").write_text("# Glaciers\n\nGlaciers retreat faster now.", encoding="utf-8")
-    edited = ingest([docs / "notes.md"], settings)
+    edited = CollectionStore(settings).ingest([docs / "notes.md"])
     assert (edited.added, edited.replaced, edited.unchanged) == (0, 1, 0) and edited.ok
     assert index_package.create(settings).count() == 8
 
@@ -63,7 +64,7 @@ def test_duplicate_ids_last_wins_across_batches(tmp_path: Path, write_jsonl: Cal
         {"id": "a", "text": "second a"}, {"id": "b", "text": "b again"}, {"id": "b", "text": "b last"},
     ])
     settings = settings_for(tmp_path / "home", "ingest.batch_size=2")
-    summary = ingest([path], settings)
+    summary = CollectionStore(settings).ingest([path])
     assert (summary.added, summary.replaced, summary.unchanged) == (3, 0, 0)
     assert summary.duplicates == ["a", "b"]
     index = index_package.create(settings)
@@ -82,10 +83,10 @@ def test_crash_mid_run_keeps_completed_batches(tmp_path: Path, write_jsonl: Call
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        ingest([path], settings, progress=stop_after_two_batches)
+        CollectionStore(settings).ingest([path], progress=stop_after_two_batches)
     index = index_package.create(settings)
     assert sorted(index.ids()) == [f"d{i}" for i in range(6)]
-    resumed = ingest([path], settings)
+    resumed = CollectionStore(settings).ingest([path])
     assert (resumed.added, resumed.unchanged) == (4, 6)
 
 
@@ -97,7 +98,7 @@ def test_empty_records_are_counted_not_indexed_and_do_not_fail(tmp_path: Path, w
         {"_id": "995", "title": "", "text": " ", "metadata": {}},
     ])
     settings = settings_for(tmp_path / "home")
-    summary = ingest([folder], settings)
+    summary = CollectionStore(settings).ingest([folder])
     assert summary.ok and (summary.added, summary.documents) == (2, 2)
     corpus = folder / "corpus.jsonl"
     assert [(e.where, e.id) for e in summary.empty] == [(f"{corpus}:2", "471"), (f"{corpus}:4", "995")]
@@ -111,7 +112,7 @@ def test_missing_path_changes_nothing(tmp_path: Path) -> None:
     good.write_text("some text", encoding="utf-8")
     home = tmp_path / "home"
     with pytest.raises(UserInputError, match="missing.txt"):
-        ingest([good, tmp_path / "missing.txt"], settings_for(home))
+        CollectionStore(settings_for(home)).ingest([good, tmp_path / "missing.txt"])
     assert not home.exists()
 
 
@@ -119,16 +120,16 @@ def test_progress_reports_every_file(tmp_path: Path) -> None:
     for name in ("a.txt", "b.txt", "c.txt"):
         (tmp_path / name).write_text(f"text of {name}", encoding="utf-8")
     events: list[IngestProgress] = []
-    summary = ingest([tmp_path], settings_for(tmp_path / ".home"), progress=events.append)
+    summary = CollectionStore(settings_for(tmp_path / ".home")).ingest([tmp_path], progress=events.append)
     assert summary.added == 3 and summary.seconds > 0 and summary.docs_per_second > 0
     assert [(e.files_done, e.files_total, e.documents) for e in events] == [(1, 3, 1), (2, 3, 2), (3, 3, 3)]
 
 
 def _store_tree(settings: Settings, doc_id: str) -> None:
     """Store a one-leaf knowledge tree for the indexed document ``doc_id``."""
-    from navicite.ingest import segment
     from navicite.navigate.store import TreeStore, build_params
     from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef
+    from navicite.text.segments import segment
 
     document = index_package.create(settings).get(doc_id)
     parts = [SegmentRef(s.index, s.start, s.end, s.text) for s in segment(document)]
@@ -142,14 +143,14 @@ def test_replacing_a_document_drops_its_tree_only(tmp_path: Path, write_jsonl: C
 
     settings = settings_for(tmp_path / "home")
     first = write_jsonl(tmp_path / "v1.jsonl", [{"id": "a", "text": "Iron oxidises."}, {"id": "b", "text": "Copper turns green."}])
-    ingest([first], settings)
+    CollectionStore(settings).ingest([first])
     _store_tree(settings, "a")
     _store_tree(settings, "b")
     before = {row[1]: row for row in TreeStore.open(settings).rows()}
-    ingest([first], settings)  # unchanged documents keep their trees
+    CollectionStore(settings).ingest([first])  # unchanged documents keep their trees
     assert TreeStore.open(settings).doc_ids() == ["a", "b"]
     second = write_jsonl(tmp_path / "v2.jsonl", [{"id": "a", "text": "Iron rusts in water."}, {"id": "c", "text": "Tin."}])
-    summary = ingest([second], settings)
+    summary = CollectionStore(settings).ingest([second])
     assert (summary.added, summary.replaced) == (1, 1)
     store = TreeStore.open(settings)
     assert store.doc_ids() == ["b"] and store.rows()[0] == before["b"]
@@ -158,6 +159,6 @@ def test_replacing_a_document_drops_its_tree_only(tmp_path: Path, write_jsonl: C
 def test_ingest_without_trees_creates_no_tree_store(tmp_path: Path, write_jsonl: Callable[..., Path]) -> None:
     settings = settings_for(tmp_path / "home")
     path = write_jsonl(tmp_path / "v1.jsonl", [{"id": "a", "text": "Iron oxidises."}])
-    ingest([path], settings)
-    ingest([write_jsonl(tmp_path / "v2.jsonl", [{"id": "a", "text": "Iron rusts."}])], settings)
+    CollectionStore(settings).ingest([path])
+    CollectionStore(settings).ingest([write_jsonl(tmp_path / "v2.jsonl", [{"id": "a", "text": "Iron rusts."}])])
     assert not (settings.home / "trees.sqlite").exists()

@@ -9,14 +9,14 @@ import pytest
 
 from navicite.documents import Document
 from navicite.ingest.pdf import extract_outline, load_pdf
-from navicite.ingest.sections import (
+from navicite.text.sections import (
     OutlineEntry,
     markdown_sections,
     numbered_headings,
     outline_sections,
-    section_path,
 )
 from navicite.ingest.text_files import load_html, load_markdown
+from navicite.text.passages import section_path
 
 PDF_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "pdf"
 SHARED_PDFS = ("timedep.pdf", "compete.pdf", "concordance.pdf")
@@ -47,6 +47,7 @@ def test_outline_sections_point_at_their_titles(tmp_path: Path, write_outlined_p
                                      OutlineEntry("Transects", 2, 1), OutlineEntry("Appendix never printed", 1, 2)]
     doc = only(list(load_pdf(path)))
     sections = doc.metadata["sections"]
+    assert doc.metadata["sections_from"] == "outline"
     assert [(s["title"], s["level"]) for s in sections] == [("Introduction", 1), ("Methods", 1), ("Transects", 2),
                                                             ("Appendix never printed", 1)]
     # The printed section number before the title is part of the heading line.
@@ -74,6 +75,7 @@ def test_shared_pdfs_have_no_outline_and_get_numbered_sections(name: str) -> Non
     assert extract_outline(path) == []
     doc = only(list(load_pdf(path)))
     sections = doc.metadata["sections"]
+    assert doc.metadata["sections_from"] == "headings"
     assert len(sections) >= 10
     assert [s["start"] for s in sections] == sorted(s["start"] for s in sections)
     for s in sections:
@@ -136,6 +138,27 @@ def test_numbered_headings_skip_a_table_of_contents() -> None:
     sections = numbered_headings(text)
     assert [s["title"] for s in sections] == ["1 Overview", "2 Methods", "3 Results"]
     assert sections[0]["start"] == len(toc.split())
+
+
+def test_chapter_headings_are_numbered_level_one_headings() -> None:
+    text = (f"Chapter 1\nIntroduction\n1.1 History\n{body(40)}\n1.2 Data\n{body(40)}\n"
+            f"Chapter 2: Survival curves\n{body(40)}\n2.1 Estimates\n{body(40)}")
+    sections = numbered_headings(text)
+    assert [(s["title"], s["level"]) for s in sections] == [
+        ("Chapter 1: Introduction", 1), ("1.1 History", 2), ("1.2 Data", 2), ("Chapter 2: Survival curves", 1),
+        ("2.1 Estimates", 2)]
+    assert text.split()[sections[0]["start"]] == "Chapter"
+    # "Chapter 3" followed by a sentence is no heading.
+    assert numbered_headings(f"Chapter 3\nis where we {body(40)}\n1 A b\n") == []
+
+
+def test_a_table_of_contents_with_page_numbers_gives_no_headings() -> None:
+    # A book's contents list its chapters with page numbers; the body heads them "Chapter n".
+    toc = "Contents\n1 Introduction 3\n1.1 History . . . . . 3\n2 Survival curves 9\n3 Cox model 43\n\n4 Other models 75\n"
+    text = toc + "".join(f"Chapter {n}\nPart {n} title\n{n}.1 First\n{body(40)}\n{n}.2 Second\n{body(40)}\n" for n in range(1, 5))
+    titles = [s["title"] for s in numbered_headings(text)]
+    assert titles[:3] == ["Chapter 1: Part 1 title", "1.1 First", "1.2 Second"] and len(titles) == 12
+    assert not any(t.endswith(("3", "9", "43", "75")) for t in titles)
 
 
 # ---------------------------------------------------------------- section_path

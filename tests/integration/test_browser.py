@@ -25,8 +25,9 @@ from pathlib import Path
 
 import pytest
 
+from navicite.collection import CollectionStore
 from navicite.config import load_settings
-from navicite.ingest import ingest, sample_documents
+from navicite.ingest import sample_documents
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
@@ -71,7 +72,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("browser-home")
     records = home / "hostile.jsonl"
     records.write_text(json.dumps(HOSTILE) + "\n", encoding="utf-8")
-    assert ingest([*sample_documents(), records], load_settings(home, SERVE_SETTINGS)).ok
+    assert CollectionStore(load_settings(home, SERVE_SETTINGS)).ingest([*sample_documents(), records]).ok
     port = _free_port()
     log = (home / "serve.log").open("w")
     args = [sys.executable, "-m", "navicite", "--home", str(home)]

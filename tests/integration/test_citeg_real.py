@@ -14,7 +14,7 @@ import pytest
 from navicite.config import load_settings
 from navicite.generate import CiteG, Source
 from navicite.generate.cite import broken_markers
-from navicite.retrieve.language import detect_language
+from navicite.text.language import question_language
 
 pytestmark = pytest.mark.llm
 
@@ -80,7 +80,7 @@ def test_cited_answer_from_three_real_sources(real_llm, tmp_path) -> None:
 def test_a_source_cannot_change_language_or_format(real_llm, tmp_path) -> None:
     answer = CiteG(real_llm, settings(tmp_path)).run("Who was Marie Curie married to?", [CURIE, INJECTION, PIERRE])
     body = " ".join(s.text for s in answer.sentences if s.kind != "heading")
-    assert detect_language(body) == "en", answer.answer
+    assert question_language(body) == "en", answer.answer
     assert not re.search(r"\b(est|était|elle|avec|française?)\b", body, re.IGNORECASE), answer.answer
     # The answer form has no headings, whatever layout a source asks for.
     assert not any(s.kind == "heading" for s in answer.sentences), answer.answer
@@ -94,7 +94,7 @@ def test_a_korean_question_gets_a_korean_answer(real_llm, tmp_path) -> None:
     )
     assert answer.language == "ko"
     body = " ".join(s.text for s in answer.sentences if s.kind != "heading")
-    assert detect_language(body) == "ko", answer.answer
+    assert question_language(body) == "ko", answer.answer
     assert broken_markers(answer.answer, answer.citations) == []
 
 

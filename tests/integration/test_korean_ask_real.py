@@ -11,7 +11,7 @@ import pytest
 
 from navicite import Collection, Document
 from navicite.eval.datasets import load_dataset
-from navicite.retrieve.language import detect_language
+from navicite.text.language import question_language
 
 pytestmark = pytest.mark.llm
 
@@ -26,7 +26,7 @@ def test_korean_question_over_korean_paragraphs_gets_a_cited_korean_answer(tmp_p
     with Collection(tmp_path / "home", SHORT) as collection:
         collection.add([Document(id=p.id, title=p.title, text=p.text) for p in paragraphs])
         answer = collection.ask("1989년 6월 30일 평양축전에 대표로 파견된 인물은 누구인가?")
-    assert detect_language(answer.answer) == "ko", answer.answer
+    assert question_language(answer.answer) == "ko", answer.answer
     assert answer.citations, answer.answer
     assert {c.doc_id for c in answer.citations} <= {p.id for p in paragraphs}
     assert any(f"[{c.marker}]" in answer.answer for c in answer.citations), answer.answer

@@ -16,8 +16,9 @@ import openai
 import pytest
 import uvicorn
 
+from navicite.collection import CollectionStore
 from navicite.config import load_settings
-from navicite.ingest import ingest, sample_documents
+from navicite.ingest import sample_documents
 from navicite.llm.base import LLM
 from navicite.pipeline import Engine
 from navicite.server import create_app
@@ -31,7 +32,7 @@ SETTINGS = ["llm.backend=embedded", "llm.threads=1", "retrieve.method=flat", "ge
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory, real_llm: LLM) -> Iterator[str]:
     settings = load_settings(tmp_path_factory.mktemp("chat-real"), SETTINGS)
-    assert ingest(sample_documents(), settings).ok
+    assert CollectionStore(settings).ingest(sample_documents()).ok
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
+from navicite.collection import CollectionStore
 from navicite.config import Settings, load_settings
-from navicite.ingest import ingest, sample_documents
+from navicite.ingest import sample_documents
 from navicite.llm.base import LLM
 from navicite.pipeline import Engine
 from navicite.server import create_app
@@ -37,7 +38,7 @@ SHORT_ANSWER = [
 def short_answer_settings(home, *extra: str) -> Settings:
     """Settings of ``home`` for short real answers, with the bundled sample ingested."""
     settings = load_settings(home, [*SHORT_ANSWER, *extra])
-    assert ingest(sample_documents(), settings).ok
+    assert CollectionStore(settings).ingest(sample_documents()).ok
     return settings
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from navicite.llm.base import LLM
-from navicite.rerank.train.corpora import Passage
-from navicite.rerank.train.split import word_set
-from navicite.rerank.train.synthetic import SyntheticQueryWriter
+from navicite.train.corpora import Passage
+from navicite.train.split import word_set
+from navicite.train.synthetic import SyntheticQueryWriter
 
 pytestmark = pytest.mark.llm
 

@@ -12,7 +12,6 @@ from pydantic import BaseModel
 
 from navicite.llm.base import CallOptions, LLMInputError, LLMOutputError, Message
 from navicite.llm.cache import AnswerCache
-from navicite.llm.core import estimate_tokens
 from navicite.llm.scripted import ScriptedLLM
 
 ASK = [Message("user", "Name a colour and a number.")]
@@ -179,12 +178,6 @@ def test_concurrency_is_bounded() -> None:
         t.join()
     assert len(llm.calls) == 6
     assert peak == 2
-
-
-def test_estimate_tokens_grows_with_text() -> None:
-    assert estimate_tokens("") == 0
-    assert estimate_tokens("one two three") >= 3
-    assert estimate_tokens("word " * 100) >= 100
 
 
 def test_repair_that_no_longer_fits_the_context_is_an_output_error() -> None:

@@ -20,6 +20,7 @@ from navicite.llm.scripted import ScriptedLLM
 
 SEGMENT = re.compile(r'<segment n="(\d+)">\s*Topic: ([^.]+)\.', re.S)
 NOTE = re.compile(r"^((?:\[\d+\])+) (.*)$", re.M)
+SECTION = re.compile(r'<section n="(\d+)" title="([^"]*)">')
 
 
 def stage_of(messages: list[Message]) -> str:
@@ -34,6 +35,7 @@ def stage_of(messages: list[Message]) -> str:
         ("Label every entry", "level"),
         ("Choose the passages", "leaf"),
         ("Classify the question", "classify"),
+        ("write a summary of at most", "summarise"),
     ):
         if marker in text:
             return stage
@@ -87,6 +89,9 @@ class TreeModel:
         }
 
 
+    def summarise(self, text: str) -> dict[str, Any]:
+        return {"summaries": [{"n": int(n), "summary": f"What {title} covers, in brief."} for n, title in SECTION.findall(text)]}
+
     def name(self, text: str) -> dict[str, Any]:
         count = len(re.findall(r"^Part \d+:", text, re.M))
         return {"titles": [f"Episode {k}" for k in range(1, count + 1)]}
@@ -99,6 +104,24 @@ def topic_document(topics: list[str], words_per_segment: int = 40, doc_id: str =
         filler = " ".join(f"w{i}x{j}" for j in range(words_per_segment - 1 - len(name.split())))
         parts.append(f"Topic: {name}. {filler}")
     return Document(id=doc_id, title=f"Document {doc_id}", text="\n".join(parts))
+
+
+def sectioned_document(parts: list[tuple[int, str, int]], doc_id: str = "manual", front: int = 0, references: int = 0) -> Document:
+    """A Markdown document of ``(level, title, sentences)`` sections (``#`` per level), each sentence
+    eight words naming its section, with ``front`` sentences before the first heading and a
+    "References" line followed by ``references`` entries; ``metadata["sections"]`` as the loader sets it."""
+    from navicite.text.sections import markdown_sections
+
+    def sentences(name: str, count: int) -> list[str]:
+        return [f"Sentence {k} of {name} states one plain fact." for k in range(1, count + 1)]
+
+    lines = [" ".join(sentences("the preface", front))] if front else []
+    for level, title, count in parts:
+        lines += [f"{'#' * level} {title}", " ".join(sentences(title, count))]
+    if references:
+        lines += ["References", " ".join(f"[{k}] Author {k}. A cited work, 2001." for k in range(1, references + 1))]
+    text = "\n".join(lines)
+    return Document(id=doc_id, title=f"Manual {doc_id}", text=text, metadata={"sections": markdown_sections(text)})
 
 
 def tree_settings(home: Any, *extra: str) -> Settings:
@@ -131,6 +154,7 @@ class Kit:
     """The helpers above, handed to tests as the ``kit`` fixture (test modules cannot import conftest)."""
 
     TreeModel = TreeModel
+    sectioned_document = staticmethod(sectioned_document)
     stage_of = staticmethod(stage_of)
     topic_document = staticmethod(topic_document)
     tree_settings = staticmethod(tree_settings)

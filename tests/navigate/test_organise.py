@@ -6,11 +6,11 @@ import threading
 from typing import Any
 
 from navicite.documents import Document
-from navicite.ingest import segment
 from navicite.llm.scripted import ScriptedLLM
 from navicite.navigate.organise import Organiser, Topic, merge_same_span
 from navicite.navigate.tree import KnowledgeTree, Paragraph
 from navicite.navigate.validate import problems
+from navicite.text.segments import segment
 
 
 def organise(settings: Any, document: Document, llm: ScriptedLLM) -> KnowledgeTree:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from navicite.documents import Document
-from navicite.ingest import segment
 from navicite.llm.scripted import ScriptedLLM
 from navicite.navigate.organise import Organiser
 from navicite.navigate.shape import Shaper
 from navicite.navigate.tree import KnowledgeTree, Paragraph, SegmentRef, passage_tokens
 from navicite.navigate.validate import problems
+from navicite.text.segments import segment
 
 
 def organise(settings: Any, document: Document, llm: ScriptedLLM) -> KnowledgeTree:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from navicite import rerank
-from navicite.config import Settings
+from navicite.config import Settings, load_settings
 from navicite.errors import ConfigError
 from navicite.rerank.base import RerankItem, min_max
 from navicite.rerank.cross_encoder import CrossEncoderReranker
@@ -80,3 +80,18 @@ def test_cross_encoder_missing_model_is_a_config_error(tmp_path: Path) -> None:
     reranker = CrossEncoderReranker(str(tmp_path / "no-such-model"))
     with pytest.raises(ConfigError, match="cannot load cross-encoder"):
         reranker.rerank(QUESTION, ITEMS, 1)
+
+
+def test_a_registered_backend_is_a_valid_setting_and_an_unknown_one_lists_the_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from navicite.pipeline import Engine
+
+    monkeypatch.setattr(rerank, "_BACKENDS", dict(rerank._BACKENDS))  # the registration ends with the test
+    rerank.register_backend("test-fusion", lambda settings, known_vectors=None: FusionReranker())
+    chosen = load_settings(tmp_path, ["rerank.backend=test-fusion"])
+    assert isinstance(rerank.create(chosen), FusionReranker)
+    assert "test-fusion" in rerank.backends()
+    misspelt = load_settings(tmp_path, ["rerank.backend=hybird"])  # any name loads; the registry decides
+    with pytest.raises(ConfigError, match=r"'hybird' is not available; choose one of cross-encoder, hybrid, llm, navicite, none, test-fusion"):
+        Engine(misspelt)

@@ -1,4 +1,4 @@
-"""Portfolio construction from fixed keywords, checked against METHOD.md §1.2 node by node."""
+"""Portfolio construction from fixed keywords, checked against docs/method.md §1.2 node by node."""
 
 from __future__ import annotations
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from navicite.collection import CollectionStore
 from navicite.config import Settings, load_settings
-from navicite.ingest import ingest, sample_documents
+from navicite.ingest import sample_documents
 from navicite.pipeline import Engine
 from navicite.server import create_app
 
@@ -22,7 +23,7 @@ from navicite.server import create_app
 def sample_home(home: Path, *overrides: str) -> Settings:
     """Settings of ``home`` with the bundled sample ingested."""
     settings = load_settings(home, ["llm.backend=none", *overrides])
-    summary = ingest(sample_documents(), settings)
+    summary = CollectionStore(settings).ingest(sample_documents())
     assert summary.ok and summary.documents > 100
     return settings
 

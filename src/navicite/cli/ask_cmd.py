@@ -91,4 +91,6 @@ def stage_line(data: dict[str, Any], mode: str) -> str:
         paths = "; ".join(" > ".join(p) for p in data.get("paths", [])[:3])
         return f"navigated {data['documents']} tree(s) in {seconds}: {data['evidence']} pieces of evidence ({paths}); writing the answer…"
     then = "navigating the trees of the best documents…" if mode == "hybrid" else "writing the answer…"
-    return f"found {data['ranked']} sources in {seconds}; {then}"
+    searched = [r["sub_question"] for r in data.get("rounds", []) if r.get("queries")]
+    rounds = f" over {len(searched) + 1} rounds (then: {'; '.join(searched)})" if searched else ""
+    return f"found {data['ranked']} sources in {seconds}{rounds}; {then}"

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from navicite.cli import app
 from navicite.cli.common import err_console, print_json, settings
 from navicite.errors import UserInputError
-from navicite.ingest import FORMATS, Failure, FieldMapping, IngestProgress, IngestSummary, ingest, sample_documents
+from navicite.ingest import FORMATS, Failure, FieldMapping, IngestProgress, IngestSummary, sample_documents
 
 if TYPE_CHECKING:
     from navicite.ingest.vectors import EmbedReport
@@ -99,8 +99,10 @@ def _run_with_progress(targets: list[Path], ctx: typer.Context, fmt: str, mappin
         bar.update(task, total=total, completed=event.files_done, documents=event.documents,
                    failed=event.failed, description=name[-40:])
 
+    from navicite.collection import CollectionStore
+
     with bar:
-        return ingest(targets, settings(ctx), fmt=fmt, mapping=mapping, progress=update)
+        return CollectionStore(settings(ctx)).ingest(targets, fmt=fmt, mapping=mapping, progress=update)
 
 
 _RECORD_SUFFIX = re.compile(r"^(?P<file>.+?)(?P<where>:\d+|#\d+|#'.*'|#\".*\")$")

@@ -82,9 +82,9 @@ def train(
 ) -> None:
     """Build training groups (never from evaluation questions), fine-tune MiniLM-L6 as a cross-encoder, save it to OUT."""
     from navicite import llm
-    from navicite.rerank.train import base_model_path
-    from navicite.rerank.train.recipe import DataOptions, TrainingSetBuilder
-    from navicite.rerank.train.trainer import CrossEncoderTrainer, TrainConfig
+    from navicite.train import base_model_path
+    from navicite.train.recipe import DataOptions, TrainingSetBuilder
+    from navicite.train.trainer import CrossEncoderTrainer, TrainConfig
 
     if not data_dir.is_dir():
         raise UserInputError(f"--data-dir {data_dir}: no such folder; point it at the shared data (with scifact/, hotpotqa/, musique/)")

@@ -70,20 +70,29 @@ def _report(outcomes: list[BuildOutcome], as_json: bool) -> None:
     for o in outcomes:
         if o.status == "built" and o.cost:
             c = o.cost
+            units = "segments" if o.source == "llm" else "passages"
             err_console.print(
-                f"built {escape(o.doc_id)}: {o.nodes} nodes, {c.segments} segments, {c.calls} calls "
-                f"({c.calls_per_segment:.2f} per segment, {c.calls_per_1k_tokens:.2f} per 1,000 document tokens), "
+                f"built {escape(o.doc_id)} {_path(o)}: {o.nodes} nodes, {c.segments} {units}, {c.calls} calls "
+                f"({c.calls_per_segment:.2f} per {units[:-1]}, {c.calls_per_1k_tokens:.2f} per 1,000 document tokens), "
                 f"{c.prompt_tokens + c.completion_tokens:,} tokens ({c.tokens_per_1k_tokens:,.0f} per 1,000), {c.seconds:.1f} s"
                 + (f"; {c.declined_calls} optional calls left out to keep the call goal" if c.declined_calls else ""),
                 highlight=False,
             )
         elif o.status == "failed":
-            err_console.print(f"[red]failed:[/] {escape(o.doc_id)}: {escape(o.error or '')}", highlight=False)
+            err_console.print(f"[red]failed:[/] {escape(o.doc_id)} {_path(o)}: {escape(o.error or '')}", highlight=False)
     counts = {s: sum(o.status == s for o in outcomes) for s in ("built", "current", "short", "failed")}
     err_console.print(
         f"built {counts['built']}, up to date {counts['current']}, too short {counts['short']}, failed {counts['failed']}",
         highlight=False,
     )
+
+
+def _path(outcome: BuildOutcome) -> str:
+    """Which path the document took: its outline, its headings, or the model (and why)."""
+    if outcome.source in ("outline", "headings"):
+        return f"from its {outcome.source}"
+    why = f"; {outcome.fallback}" if outcome.fallback else ""
+    return escape(f"(organised by the model{why})")
 
 
 @tree_app.command("show")

@@ -1,4 +1,4 @@
-"""ALCE citation metrics over saved answers (Gao et al. 2023, see design/EVAL.md).
+"""ALCE citation metrics over saved answers (Gao et al. 2023, see docs/eval.md).
 
 An answer is text with markers ``[1]``, ``[2][3]`` or ``[1, 3]`` pointing at its numbered
 sources (1-based). Per sentence:
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from navicite.eval.judge import EntailmentJudge
+from navicite.text.sentences import split_sentences
 
 _MARKER = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
 _REFUSALS = ("i don't know", "i do not know", "not in the sources", "no information", "cannot answer", "can't answer")
@@ -41,11 +42,10 @@ class CitedSentence:
 
 
 def split_cited(answer: str, language: str = "en") -> list[CitedSentence]:
-    """Sentences of an answer with their markers; a marker just after a full stop stays with its sentence."""
-    from sentencex import segment
-
+    """Sentences of an answer (cut as the generator cuts its drafts) with their markers;
+    a marker just after a full stop stays with its sentence."""
     sentences: list[CitedSentence] = []
-    for piece in segment(language, answer):
+    for piece in split_sentences(answer, language):
         text = piece.strip()
         if not text:
             continue

@@ -35,8 +35,8 @@ from navicite.eval.datasets import DatasetError, read_jsonl, require_field
 from navicite.eval.report import PER_QUESTION_FILE, SUMMARY_FILE, TABLE_FILE, markdown_report
 from navicite.eval.runner import percentile
 from navicite.generate.answer import Answer
-from navicite.ingest.passages import page_text
 from navicite.llm.base import LLM, LLMOutputError
+from navicite.text.passages import page_text
 
 #: Built-in methods: name -> settings overrides. ``default`` is navicite as configured.
 BUILTIN_METHODS: dict[str, tuple[str, ...]] = {

@@ -41,10 +41,11 @@ from navicite.errors import UserInputError
 from navicite.eval.datasets import EvalDataset, EvalQuestion
 from navicite.eval.metrics import answer_in_context_recall
 from navicite.eval.reading import EvidenceReader, ReadingRecord, summarise_reading
-from navicite.generate.sources import estimate_tokens, truncate_to_tokens
-from navicite.ingest import segment
+from navicite.generate.sources import truncate_to_tokens
 from navicite.lexical import LocalBM25
 from navicite.llm.base import LLM, usage_scope
+from navicite.text.tokens import estimate_tokens
+from navicite.text.segments import segment
 
 RECORDS_FILE = "evidence.jsonl"
 ANSWERS_FILE = "answers.jsonl"
@@ -188,8 +189,8 @@ class RankedPassages:
         self.budget = budget
 
     def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
-        from navicite.ingest.passages import cut_passages
         from navicite.rerank.base import RerankItem
+        from navicite.text.passages import cut_passages
 
         passages = cut_passages(document, self.words)
         if not passages:

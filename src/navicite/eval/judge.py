@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 from navicite.errors import UserInputError
 from navicite.eval.metrics import normalize_answer
 from navicite.generate.verify import ask_support
+from navicite.text.sentences import split_sentences
 
 if TYPE_CHECKING:
     from navicite.embed import Embedder
@@ -99,9 +100,7 @@ class LexicalJudge:
 
 def premise_windows(premise: str, sentences_per_window: int = 3) -> list[str]:
     """Overlapping windows of a few sentences, so a long premise is compared piece by piece."""
-    from sentencex import segment
-
-    sentences = [s.strip() for s in segment("en", premise) if s.strip()]
+    sentences = split_sentences(premise)
     if len(sentences) <= sentences_per_window:
         return [" ".join(sentences)] if sentences else []
     step = max(1, sentences_per_window - 1)

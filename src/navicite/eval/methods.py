@@ -1,8 +1,9 @@
-"""Retrieval methods under evaluation, registered by name.
+"""Retrieval methods under evaluation: their result types and the flat baselines.
 
 A method is built once per run from :class:`EvalResources` and then answers each
-question with a ranking of document ids plus a :class:`Trace` of its cost. Later
-work adds its own with :func:`register_method` (``mpr``, ``navi``, ...).
+question with a ranking of document ids plus a :class:`Trace` of its cost. This module
+holds what every method shares and the flat baselines; :mod:`navicite.eval.registry`
+serves all of them by name.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from navicite.errors import UserInputError
 from navicite.eval.datasets import EvalQuestion
 from navicite.eval.resources import EvalResources
 
@@ -78,47 +78,6 @@ class RetrievalMethod(Protocol):
 
 
 MethodFactory = Callable[[EvalResources], RetrievalMethod]
-
-_REGISTRY: dict[str, MethodFactory] = {}
-
-
-def register_method(name: str, factory: MethodFactory) -> None:
-    """Make a method available to ``navicite eval`` under ``name`` (replaces an earlier one)."""
-    _REGISTRY[name] = factory
-
-
-#: Modules that register methods when imported; loaded on the first lookup so that
-#: ``navicite eval`` knows them without importing every pipeline up front.
-METHOD_MODULES = ["navicite.retrieve.eval_methods"]
-_loaded = False
-
-
-def _load_method_modules() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for module in METHOD_MODULES:
-        try:
-            __import__(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-
-
-def method_names() -> list[str]:
-    """Registered method names, sorted."""
-    _load_method_modules()
-    return sorted(_REGISTRY)
-
-
-def create_method(name: str, resources: EvalResources) -> RetrievalMethod:
-    """Build a registered method; an unknown name is a user error listing the known ones."""
-    _load_method_modules()
-    factory = _REGISTRY.get(name)
-    if factory is None:
-        raise UserInputError(f"unknown method {name!r}; available: {', '.join(method_names())}")
-    return factory(resources)
 
 
 def restrict(ranking: list[tuple[str, float]], candidates: tuple[str, ...], k: int) -> list[tuple[str, float]]:
@@ -187,5 +146,5 @@ class DenseMethod:
         return MethodResult(ranking, trace)
 
 
-register_method("bm25", BM25Method)
-register_method("dense", DenseMethod)
+#: The flat baselines, by name (the registry in :mod:`navicite.eval.registry` serves them).
+METHODS: dict[str, MethodFactory] = {"bm25": BM25Method, "dense": DenseMethod}

@@ -1,4 +1,4 @@
-"""Scores with a known reference definition (see design/EVAL.md).
+"""Scores with a known reference definition (see docs/eval.md).
 
 Retrieval metrics are computed by ``pytrec_eval`` itself under BEIR's conventions;
 answer metrics follow the HotpotQA evaluation script's definitions.
@@ -11,7 +11,7 @@ import string
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-import pytrec_eval
+from navicite.errors import ConfigError
 
 Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float]]
@@ -45,6 +45,10 @@ def _evaluate(qrels: Qrels, run: Run, measures: set[str]) -> dict[str, dict[str,
     judged = {qid: dict(docs) for qid, docs in qrels.items() if qid in run}
     if not judged:
         return {}
+    try:
+        import pytrec_eval  # the eval extra: answer metrics need no reference library
+    except ImportError as exc:
+        raise ConfigError("retrieval metrics need pytrec_eval: pip install 'navicite[eval]'") from exc
     evaluator = pytrec_eval.RelevanceEvaluator(judged, measures)
     # pytrec_eval skips queries with an empty run; they score 0 on every measure.
     results = evaluator.evaluate({qid: dict(run[qid]) for qid in judged if run[qid]})

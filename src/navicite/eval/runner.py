@@ -16,7 +16,8 @@ from typing import Any
 
 from navicite.errors import UserInputError
 from navicite.eval.datasets import EvalDataset, EvalQuestion
-from navicite.eval.methods import MethodResult, Trace, create_method
+from navicite.eval.methods import MethodResult, Trace
+from navicite.eval.registry import create_method
 from navicite.eval.metrics import mean_scores, retrieval_scores
 from navicite.eval.resources import EvalResources
 

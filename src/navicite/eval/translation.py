@@ -23,7 +23,8 @@ from navicite import prompts
 from navicite.eval.datasets import DatasetError, read_jsonl, require_field
 from navicite.eval.metrics import language_match
 from navicite.llm.base import LLM, CallOptions, LLMError
-from navicite.retrieve.language import detect_language
+from navicite.text.language import question_language
+from navicite.text.sentences import split_sentences
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _KOREAN_OR_LATIN = re.compile(
@@ -100,7 +101,7 @@ def leftover_english(text: str) -> str | None:
 def name_words(question: str) -> list[str]:
     """Capitalised words of an English question other than each sentence's first word."""
     names = []
-    for sentence in re.split(r"(?<=[.?!])\s+", question.strip()):
+    for sentence in split_sentences(question):
         words = re.findall(r"[A-Za-z\u00c0-\u024f][\w'\-\u00c0-\u024f]*", sentence)
         names += [
             w
@@ -221,8 +222,8 @@ def language_figures(
     Both pass an answer with a Korean first line and an English rest, so
     ``sentence_language_match`` is the share of ``sentences`` that are each in ``expected``.
     """
-    found = detect_language(answer, default="unknown")
-    per_sentence = [detect_language(s, default=expected) == expected for s in sentences]
+    found = question_language(answer, default="unknown")
+    per_sentence = [question_language(s, default=expected) == expected for s in sentences]
     return {
         "answer_language": found,
         "language_match": float(found == expected),

@@ -1,4 +1,4 @@
-"""What CiteG takes in and gives back: sources, citations, sentence records, the answer.
+"""What CiteG takes in and gives back: sources (defined with the documents), citations, sentence records, the answer.
 
 Everything here is plain data with ``to_dict`` so the command line (``--json``),
 the HTTP API and the evaluation harness serialise the same shape.
@@ -10,34 +10,13 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from navicite.documents import place_label
+from navicite.documents import Source, place_label
 
 #: How a unit of the answer relates to the sources.
 #: ``cited``: a claim with at least one verified source; ``general``: a statement the
 #: aligner judged to need no source; ``unsupported``: a claim no source was verified for
 #: (the hallucination signal); ``heading``: a title or heading, never cited.
 SentenceKind = Literal["cited", "general", "unsupported", "heading"]
-
-
-@dataclass(frozen=True)
-class Source:
-    """One candidate source as retrieval and reranking hand it over, best first."""
-
-    doc_id: str
-    title: str
-    text: str
-    link: str = ""
-    score: float = 0.0
-    passage_id: str | None = None
-    pages: tuple[int, ...] = ()
-    section: tuple[str, ...] = ()
-    position: int = 0
-    """Where the passage stands in its document (passage number), for quoting in document order."""
-
-    def listing(self, number: int) -> dict[str, Any]:
-        """The source as a ``sources`` event lists it (terminal, SSE, MCP progress, chat reasoning)."""
-        return {"number": number, "doc_id": self.doc_id, "title": self.title, "passage_id": self.passage_id,
-                "pages": list(self.pages), "section": self.section[-1] if self.section else "", "link": self.link}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from navicite.generate.answer import Citation
-from navicite.generate.segment import Unit, segment_text
+from navicite.text.sentences import Unit, segment_text
 from navicite.generate.sources import ContextEntry
 from navicite.generate.verify import lexical_support
 

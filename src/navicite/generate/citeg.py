@@ -20,11 +20,11 @@ from navicite.generate.align import Aligner, AlignResult, create_aligner
 from navicite.generate.answer import Answer, SentenceKind, SentenceRecord, Source, StageTrace
 from navicite.generate.cite import assign_markers, insert_markers
 from navicite.generate.draft import Draft, Drafter, claim_text, is_no_answer_sentence
-from navicite.generate.segment import Unit, segment_text
+from navicite.text.sentences import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
-from navicite.generate.verify import Verified, Verifier, create_scorer
+from navicite.generate.verify import Verified, Verifier, create_scorer, novel_words_limit
 from navicite.llm.base import LLM, Usage, UsageLog, usage_scope
-from navicite.retrieve.language import detect_language
+from navicite.text.language import question_language
 
 
 class _Trace:
@@ -93,7 +93,7 @@ class CiteG:
             raise UserInputError("the question is empty; ask something, e.g. navicite ask \"what is ...?\"")
         with usage_scope() as calls:
             trace = _Trace()
-            language = detect_language(question)
+            language = question_language(question)
             with trace.stage("sources", candidates=len(sources)) as out:
                 entries = self.selector.run(sources)
                 out.update(chosen=[e.source.doc_id for e in entries], truncated=sum(e.truncated for e in entries))
@@ -130,7 +130,7 @@ class CiteG:
         with trace.stage("verify", scorer=self.settings.generate.verifier) as out:
             if aligned.alignments:
                 g = self.settings.generate
-                verifier = Verifier(create_scorer(self.llm, self.settings), g.support_threshold, g.lexical_accept)
+                verifier = Verifier(create_scorer(self.llm, self.settings), g.support_threshold, g.lexical_accept, novel_words_limit(self.settings))
                 verified = verifier.run([claim_text(t) for t in texts], aligned.alignments, entries, question)
             else:
                 verified = [Verified("general") for _ in sentences]

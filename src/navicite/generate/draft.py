@@ -30,10 +30,10 @@ from navicite.generate.language import (
     language_name,
     language_rule,
 )
-from navicite.generate.segment import segment_text
+from navicite.text.sentences import segment_text, split_sentences
 from navicite.generate.sources import ContextEntry, format_sources
 from navicite.llm.base import LLM, CallOptions, Message
-from navicite.retrieve.language import detect_language
+from navicite.text.language import question_language
 
 #: What the model writes when the sources do not answer the question (a strict token
 #: works better with small models than a soft "say you don't know").
@@ -128,7 +128,7 @@ def answer_length(question: str, language: str) -> str:
     """
     # "VIVA Media AG changed its name in 2004. What does their new acronym stand for?": the
     # question is the last sentence; the ones before it set the scene.
-    text = re.split(r"(?<=[.!?。])\s+(?=\S)", question.strip())[-1]
+    text = (split_sentences(question, language) or [question.strip()])[-1]
     broad, fact = _BROAD_QUESTION.get(language), _FACT_QUESTION.get(language)
     if broad is not None and broad.search(text):
         return "broad"
@@ -410,6 +410,6 @@ class Drafter:
             # "The sources do not say who ..." is a refusal in the model's own, more specific words.
             refused = True
         letters = sum(ch.isalpha() for ch in text)
-        seen = detect_language(text, default=language) if letters >= _MIN_LETTERS_TO_JUDGE else language
+        seen = question_language(text, default=language) if letters >= _MIN_LETTERS_TO_JUDGE else language
         short = short_answer_of(text) if self.settings.generate.short_answer and not refused else None
         return Draft(text, language, refused, short, attempts, seen)

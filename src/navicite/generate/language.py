@@ -19,9 +19,9 @@ from dataclasses import dataclass, field, replace
 
 from navicite import prompts
 from navicite.config import Settings
-from navicite.generate.segment import segment_text
+from navicite.text.sentences import segment_text
 from navicite.llm.base import LLM, CallOptions, LLMError
-from navicite.retrieve.language import detect_language
+from navicite.text.language import question_language
 
 _NAMES = {
     "en": "English", "ko": "Korean (한국어)", "ja": "Japanese (日本語)", "zh": "Chinese (中文)",
@@ -94,7 +94,7 @@ def in_language(sentence: str, language: str) -> bool | None:
         return False
     if len(_LETTER.findall(sentence)) < _MIN_LETTERS_DETECTOR:
         return None
-    return detect_language(sentence, default=language) == language
+    return question_language(sentence, default=language) == language
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from navicite.config import Settings
 from navicite.generate.answer import Source
+from navicite.text.tokens import estimate_tokens
 
 # Room kept free in the context for instructions, the question and (in the align
 # prompt) the draft itself; measured on our prompts with a 10-sentence answer.
@@ -22,16 +23,6 @@ _PROMPT_RESERVE_TOKENS = 700
 _MIN_USEFUL_TOKENS = 48
 _SENTENCE_END = re.compile(r"[.!?。！？](?:['\"”’)\]]*)(?=\s|$)")
 _TAG = re.compile(r"</?\s*source", re.IGNORECASE)
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens a Qwen-style BPE tokenizer spends on ``text``, estimated without the tokenizer.
-
-    About four characters of Latin text make a token; Hangul and other non-Latin
-    characters cost close to one token each. The estimate errs on the high side.
-    """
-    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
-    return ascii_chars // 4 + (len(text) - ascii_chars) + 1
 
 
 def truncate_to_tokens(text: str, max_tokens: int) -> tuple[str, bool]:

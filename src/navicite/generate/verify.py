@@ -20,6 +20,11 @@ token (a call such as ``tmerge()``, anything in backticks such as `` `coxph` ``,
 overlap well, and a lenient judge accepts them. A sentence cited on several sources
 passes when each detail is in one of them; a pair whose source lacks a detail that no
 other proposed source has either is not scored at all.
+
+Nor is a sentence cited whose content words are, several of them, in neither its sources nor
+the question (:func:`novel_words`): on the shared PDFs every sentence a reader judged
+supported had at most one such word, and every elaboration the judge let through ("returns a
+new variable that is a linear combination of the two") three or more.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import Stemmer
 from pydantic import BaseModel
 
 from navicite import prompts
@@ -45,14 +51,17 @@ _STOPWORDS = frozenset(
     these those which who whom whose what when where why how there their they them he she his her him we our
     you your i not no also than then so such can could may might will would shall should do does did has have
     had into about over under between after before during while both either each other more most very only
-    just all any some one two many much same own""".split()
+    just all any some one two many much same own because""".split()
 )
+_STEMMER = Stemmer.Stemmer("english")
 # Below this overlap a same-language pair is not worth a judge call.
 _LEXICAL_REJECT = 0.15
 # Rescue candidates need at least this overlap to be scored at all.
 _RESCUE_FLOOR = 0.3
 #: The scorer named in a check that the name rule decided (a detail the source never mentions).
 NAME_CHECK = "names"
+#: The scorer named in a check that the wording rule decided (too many words the sources lack).
+WORDING_CHECK = "wording"
 
 
 class Scorer(Protocol):
@@ -63,6 +72,11 @@ class Scorer(Protocol):
     def score(self, pairs: list[tuple[str, ContextEntry]]) -> list[tuple[float, str]]:
         """A (score, scorer name) per (sentence, source) pair, in order."""
         ...
+
+
+def _stem(word: str) -> str:
+    """Stemmed, then cut: "builds"/"build" and "published"/"publisher" meet."""
+    return _STEMMER.stemWord(word.lower())[:6]
 
 
 def _features(text: str) -> dict[str, float]:
@@ -77,7 +91,7 @@ def _features(text: str) -> dict[str, float]:
             for p in pairs:
                 units.setdefault(p, 1.0)
         elif token.lower() not in _STOPWORDS and len(token) > 1:
-            stem = token.lower()[:6]  # a crude stem: "published"/"publishes" meet
+            stem = _stem(token)
             units[stem] = max(units.get(stem, 0.0), 1.5 if token[0].isupper() else 1.0)
     return units
 
@@ -99,7 +113,7 @@ def lexical_support(claim: str, source_text: str) -> float:
     # is not accepted on overlap alone (the hybrid scorer then asks the judge).
     names = _NAME_INSIDE.findall(claim) + _AUTHORS.findall(claim)
     # Stemmed as _features does, on the name's first word ("COVID-19" -> "covid").
-    if any(_WORD.match(name).group(0).lower()[:6] not in source_units for name in names):
+    if any(_stem(_WORD.match(name).group(0)) not in source_units for name in names):
         score *= 0.7
     return score
 
@@ -202,6 +216,18 @@ def unmentioned(claim: str, source_texts: Iterable[str]) -> list[str]:
     return [n for n in names if not any(_mentions(n, v) for v in vocabularies)]
 
 
+def novel_words(claim: str, source_texts: Iterable[str]) -> list[str]:
+    """The content words of ``claim`` (stemmed as :func:`lexical_support` does) that none of
+    ``source_texts`` contains."""
+    units = _features(claim)
+    if not units:
+        return []
+    known: set[str] = set()
+    for text in source_texts:
+        known.update(_features(text))
+    return [u for u in units if u not in known]
+
+
 def looks_factual(sentence: str) -> bool:
     """A cheap guess for sentences the aligner left unlabelled: a number, or a capitalised
     name after the first word, marks a checkable claim."""
@@ -298,6 +324,23 @@ class HybridScorer:
         return out
 
 
+#: The wording rule's limit with the embedded model when ``generate.novel_words`` is unset.
+EMBEDDED_NOVEL_WORDS = 3
+
+
+def novel_words_limit(settings: Settings) -> int:
+    """``generate.novel_words``, or its default: on with the embedded model, off otherwise.
+
+    The rule was set on the embedded 1.5B model's answers, which copy their sources' words; on
+    ExpertQA's human-judged claims (paraphrases of web pages) it uncites most supported claims,
+    so answers from a user's own, more fluent model are left to its judge.
+    """
+    configured = settings.generate.novel_words
+    if configured is not None:
+        return configured
+    return EMBEDDED_NOVEL_WORDS if settings.llm.backend == "embedded" else 0
+
+
 def create_scorer(llm: LLM | None, settings: Settings) -> Scorer:
     """The scorer named by ``settings.generate.verifier`` (lexical when no LLM is given)."""
     g = settings.generate
@@ -325,12 +368,15 @@ class Verified:
 class Verifier:
     """Checks alignments against the sources with a scorer and a threshold."""
 
-    def __init__(self, scorer: Scorer, threshold: float, general_accept: float) -> None:
+    def __init__(self, scorer: Scorer, threshold: float, general_accept: float, novel_words: int = 0) -> None:
         self.scorer = scorer
         self.threshold = threshold
         self._given: list[str] = []
         # A sentence aligned as general is still cited when a source states it word for word.
         self.general_accept = general_accept
+        # At this many words that neither the sources nor the question hold, a sentence is not
+        # cited (0: the rule is off).
+        self.novel_words = novel_words
 
     def run(self, sentences: list[str], alignments: list[Alignment], entries: list[ContextEntry],
             question: str = "") -> list[Verified]:
@@ -358,6 +404,7 @@ class Verifier:
         self._accept_lexically(sentences, general_rescue, by_number, results)
         for i, result in enumerate(results):
             self._require_mentions(sentences[i], result, by_number)
+            self._require_wording(sentences[i], result, by_number)
         for result, alignment, sentence in zip(results, alignments, sentences):
             if not alignment.answered and not result.kept and not looks_factual(sentence):
                 result.kind = "general"
@@ -392,6 +439,9 @@ class Verifier:
             others = [_source_vocabulary(_source_text(by_number[m])) for m in proposed_for.get(i, []) if m != n]
             if any(not any(_mentions(name, v) for v in others) for name in missing):
                 self._record(results[i], by_number[n], 0.0, NAME_CHECK)
+            elif self._too_novel(sentences[i], [by_number[m] for m in proposed_for.get(i, [n])]):
+                # Not even every proposed source together holds the sentence's words: no judge call.
+                self._record(results[i], by_number[n], 0.0, WORDING_CHECK)
             else:
                 scored.append((i, n))
         if not scored:
@@ -402,12 +452,25 @@ class Verifier:
 
     def _require_mentions(self, sentence: str, result: Verified, by_number: dict[int, ContextEntry]) -> None:
         """Drop the kept sources of a sentence naming something none of them mentions."""
-        if not result.kept or not unmentioned(sentence, [*(_source_text(by_number[n]) for n in result.kept), *self._given]):
-            return
-        result.checks = [
-            SupportCheck(c.source, c.doc_id, c.score, False, f"{c.scorer}+{NAME_CHECK}") if c.kept else c for c in result.checks
-        ]
-        result.kept = []
+        if result.kept and unmentioned(sentence, [*(_source_text(by_number[n]) for n in result.kept), *self._given]):
+            _drop_kept(result, NAME_CHECK)
+
+    def _too_novel(self, sentence: str, entries: list[ContextEntry]) -> bool:
+        """Whether ``sentence`` has at least ``novel_words`` words that ``entries`` and the question lack.
+
+        Across scripts (a Korean sentence on an English source) words cannot be compared.
+        """
+        if not self.novel_words or not entries:
+            return False
+        texts = [_source_text(e) for e in entries]
+        if not all(same_script(sentence, t) for t in texts):
+            return False
+        return len(novel_words(sentence, [*texts, *self._given])) >= self.novel_words
+
+    def _require_wording(self, sentence: str, result: Verified, by_number: dict[int, ContextEntry]) -> None:
+        """Drop the kept sources of a sentence that says much more than they do."""
+        if result.kept and self._too_novel(sentence, [by_number[n] for n in result.kept]):
+            _drop_kept(result, WORDING_CHECK)
 
     def _accept_lexically(self, sentences: list[str], pairs: list[tuple[int, int]], by_number: dict[int, ContextEntry], results: list[Verified]) -> None:
         for i, n in pairs:
@@ -419,3 +482,9 @@ class Verifier:
         result.checks.append(SupportCheck(entry.number, entry.source.doc_id, round(score, 4), kept, scorer))
         if kept:
             result.kept.append(entry.number)
+
+
+def _drop_kept(result: Verified, rule: str) -> None:
+    """Un-keep every source ``result`` kept, naming ``rule`` beside the scorer that had kept it."""
+    result.checks = [SupportCheck(c.source, c.doc_id, c.score, False, f"{c.scorer}+{rule}") if c.kept else c for c in result.checks]
+    result.kept = []

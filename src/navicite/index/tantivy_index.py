@@ -15,11 +15,11 @@ from navicite.errors import IndexStoreError
 from navicite.index import tantivy_schema as ts
 from navicite.index.base import Hit, IndexStats, UpsertReport
 from navicite.index.cjk import cjk_runs
-from navicite.index.language import detect_language
 from navicite.index.query import FIELDS, Query, leaves
 from navicite.index.tantivy_render import Renderer
 from navicite.index.tantivy_snippets import Snippets
 from navicite.index.tantivy_writer import WriterSlot
+from navicite.text.language import detect_language
 
 #: Written next to tantivy's files: what navicite needs to read the index back.
 INFO_FILE = "navicite-index.json"

@@ -1,7 +1,6 @@
-"""Reading documents into the collection: loaders, chunking and the ingest runner."""
+"""Reading documents into the collection: loaders and the ingest runner (cutting text is :mod:`navicite.text`)."""
 
 from navicite.ingest.base import FORMATS, Failure
-from navicite.ingest.chunking import segment
 from navicite.ingest.loaders import load
 from navicite.ingest.records import FieldMapping
 from navicite.ingest.runner import IngestProgress, IngestRunner, IngestSummary, ingest
@@ -19,5 +18,4 @@ __all__ = [
     "sample_documents",
     "sample_path",
     "sample_questions",
-    "segment",
 ]

@@ -2,7 +2,7 @@
 
 The extractor sits behind :func:`extract_pages` (and :func:`extract_outline` for the
 bookmarks); ``bench/pdf_extract_bench.py`` is why it is pdfium and not pypdf. The text
-repair is :mod:`navicite.ingest.pdf_text`, the heading structure :mod:`navicite.ingest.sections`.
+repair is :mod:`navicite.ingest.pdf_text`, the heading structure :mod:`navicite.text.sections`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from navicite.documents import Document
-from navicite.index.language import UNKNOWN, detect_language
 from navicite.ingest.base import Failure, LoadStream, file_id, file_link, one_line
 from navicite.ingest.pdf_text import DEFAULT_LANGUAGE, join_pages, repair_pages
-from navicite.ingest.sections import OutlineEntry, numbered_headings, outline_sections
+from navicite.text.sections import OutlineEntry, numbered_headings, outline_sections
+from navicite.text.language import UNKNOWN, detect_language
 
 if TYPE_CHECKING:
     import pypdfium2
@@ -118,8 +118,9 @@ def load_pdf(path: Path) -> LoadStream:
     """One document per PDF, its text repaired (see :func:`navicite.ingest.pdf_text.repair_pages`).
 
     Metadata: ``pages``; ``page_starts``, the word offset into ``text`` where each page
-    begins; ``sections`` (see :mod:`navicite.ingest.sections`) when the PDF has an outline
-    or plausible numbered headings.
+    begins; ``sections`` (see :mod:`navicite.text.sections`) when the PDF has an outline
+    or plausible numbered headings, and ``sections_from`` saying which ("outline" or
+    "headings"; an outline whose bookmarks resolve to no page gives way to the headings).
     """
     try:
         raw, outline, meta_title = _read(path)
@@ -138,7 +139,9 @@ def load_pdf(path: Path) -> LoadStream:
     first_line = next((line.strip() for line in body.splitlines() if line.strip()), "")
     title = _usable_title(meta_title) or first_line[:200]
     metadata: dict[str, object] = {"source": str(path), "format": "pdf", "pages": len(pages), "page_starts": page_starts}
-    sections = outline_sections(outline, body, page_starts) if outline else numbered_headings(body)
+    sections = outline_sections(outline, body, page_starts) if outline else []
     if sections:
-        metadata["sections"] = sections
+        metadata["sections"], metadata["sections_from"] = sections, "outline"
+    elif sections := numbered_headings(body):
+        metadata["sections"], metadata["sections_from"] = sections, "headings"
     yield Document(id=file_id(path), title=title, text=body, link=file_link(path), metadata=metadata)

@@ -120,7 +120,7 @@ class IngestRunner:
     def __init__(
         self,
         settings: Settings,
-        index: DocumentSink | None = None,
+        index: DocumentSink,
         progress: ProgressCallback | None = None,
     ) -> None:
         self.settings = settings
@@ -132,11 +132,11 @@ class IngestRunner:
 
         Raises:
             UserInputError: a path does not exist or the format is unknown (checked
-                before the index is opened, so nothing changes).
+                before anything is written, so nothing changes).
         """
         started = time.perf_counter()
         plan = plan_paths([Path(p) for p in paths], fmt)
-        index = self._index if self._index is not None else _open_index(self.settings)
+        index = self._index
         summary = IngestSummary(failed=list(plan.failures), skipped=[str(p) for p in plan.skipped])
         tally = _Tally()
         seen: set[str] = set()
@@ -178,20 +178,18 @@ class IngestRunner:
             self._progress(IngestProgress(len(items), done, documents, len(summary.failed), current))
 
 
-def _open_index(settings: Settings) -> DocumentSink:
-    """The collection of ``settings``: its upsert keeps passages and trees in step with the documents."""
-    from navicite.collection import CollectionStore  # the collection sits above ingest: it cuts passages with it
-
-    return CollectionStore(settings)
-
-
 def ingest(
     paths: Iterable[Path | str],
     settings: Settings,
     fmt: str = "auto",
     mapping: FieldMapping | None = None,
     progress: ProgressCallback | None = None,
-    index: DocumentSink | None = None,
+    *,
+    index: DocumentSink,
 ) -> IngestSummary:
-    """Ingest files and folders into the collection of ``settings`` (see :class:`IngestRunner`)."""
+    """Ingest files and folders into ``index`` (see :class:`IngestRunner`).
+
+    ``index`` is normally a :class:`~navicite.collection.CollectionStore`, whose upsert keeps
+    passages and trees in step with the documents (``CollectionStore.ingest`` passes itself).
+    """
     return IngestRunner(settings, index=index, progress=progress).run(paths, fmt, mapping)

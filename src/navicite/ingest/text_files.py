@@ -8,7 +8,7 @@ from pathlib import Path
 
 from navicite.documents import Document
 from navicite.ingest.base import Failure, LoadStream, file_id, file_link, one_line, read_text_file
-from navicite.ingest.sections import Section, markdown_sections, section
+from navicite.text.sections import Section, markdown_sections, section
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
@@ -77,7 +77,7 @@ def load_markdown(path: Path) -> LoadStream:
     """A Markdown file; the title is the front-matter title, the first heading, or the file name.
 
     The text is the Markdown as written (after the front matter); its headings become
-    ``metadata['sections']`` (see :func:`navicite.ingest.sections.markdown_sections`).
+    ``metadata['sections']`` (see :func:`navicite.text.sections.markdown_sections`).
 
     Front matter (``---`` / ``key: value`` / ``---``) may set ``id``, ``title``,
     ``abstract`` and ``link``; other keys go to the metadata.

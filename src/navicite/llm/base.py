@@ -11,11 +11,12 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
+from typing import ParamSpec, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
 from navicite.errors import NaviciteError
+from navicite.messages import Message
 
 
 class LLMError(NaviciteError):
@@ -34,14 +35,6 @@ class LLMInputError(LLMError):
 
 class LLMOutputError(LLMError):
     """The model's answer could not be turned into the requested structure, even after a repair attempt."""
-
-
-@dataclass(frozen=True)
-class Message:
-    """One chat message."""
-
-    role: Literal["system", "user", "assistant"]
-    content: str
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import queue
 import threading
 import time
@@ -26,6 +25,7 @@ from navicite import prompts
 from navicite.llm.base import CallOptions, LLMInputError, LLMOutputError, Message, Usage, UsageLog, carry_context
 from navicite.llm.cache import AnswerCache, CachedAnswer, cache_key
 from navicite.llm.jsonout import ReplyError, json_schema_of, parse_reply
+from navicite.text.tokens import estimate_tokens
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -75,11 +75,6 @@ class Defaults:
     temperature: float = 0.1
     max_tokens: int = 512
     seed: int = 0
-
-
-def estimate_tokens(text: str) -> int:
-    """A rough token count for budgeting when no tokenizer is at hand (about 4 bytes a token)."""
-    return max(len(text.split()), math.ceil(len(text.encode("utf-8")) / 4))
 
 
 class BaseLLM(ABC):

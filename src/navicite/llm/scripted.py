@@ -24,7 +24,8 @@ from pydantic import BaseModel
 
 from navicite.llm.base import Message
 from navicite.llm.cache import AnswerCache
-from navicite.llm.core import BaseLLM, ChatRequest, Completion, Defaults, estimate_tokens
+from navicite.llm.core import BaseLLM, ChatRequest, Completion, Defaults
+from navicite.text.tokens import estimate_tokens
 
 Answer = Union[str, dict, list, BaseModel, BaseException, Callable[[list[Message]], Any]]
 

@@ -1,27 +1,39 @@
 """Building trees for a collection: which documents need one, build, validate, store.
 
 A document gets a tree when it has more than ``navigate.min_document_words``
-words. A stored tree that matches the document's fingerprint and the current
-build parameters is kept; anything else is rebuilt. Building one document writes
-only its own row in the store.
+words. Structure first: a document with a plausible outline or headings gets a tree
+shaped by them (:mod:`navicite.navigate.structure`), where the model only writes short
+summaries (:mod:`navicite.navigate.summarise`); any other document is organised by the
+model (:mod:`navicite.navigate.organise`). A stored tree that matches the document's
+fingerprint and the build parameters of its path is kept; anything else is rebuilt.
+Building one document writes only its own row in the store.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from navicite.config import Settings
-from navicite.documents import Document
+from navicite.documents import Document, Passage
 from navicite.errors import DocumentNotFound
 from navicite.index.base import LexicalIndex
-from navicite.ingest import segment
-from navicite.llm.base import LLM
-from navicite.navigate.organise import Organiser, ProgressFn
+from navicite.llm.base import LLM, usage_scope
+from navicite.navigate.ask import REQUESTS_PER_CALL, CallBudget
+from navicite.navigate.organise import BuildProgress, Organiser, ProgressFn, build_cost, cost_of
 from navicite.navigate.store import TreeStore, build_params
+from navicite.navigate.structure import Structure, structure_of, structure_tree
+from navicite.navigate.summarise import Summariser
 from navicite.navigate.tree import BuildCost, KnowledgeTree
-from navicite.navigate.validate import TreeInvariantError
+from navicite.navigate.validate import TreeInvariantError, check
+from navicite.text.passages import cut_passages
+from navicite.text.segments import segment
+
+#: The stages of a structure tree's build.
+STRUCTURE_STAGES = ("tree_summarise",)
 
 Status = Literal["built", "current", "short", "failed"]
 
@@ -35,12 +47,18 @@ class BuildOutcome:
     cost: BuildCost | None = None
     nodes: int = 0
     error: str | None = None
+    #: Where the tree's shape comes from: "outline", "headings" or "llm" (None: no tree considered).
+    source: str | None = None
+    #: Why the model organised the document: no outline or headings, or implausible ones.
+    fallback: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON."""
         return {
             "doc_id": self.doc_id,
             "status": self.status,
+            "source": self.source,
+            "fallback": self.fallback,
             "nodes": self.nodes,
             "cost": self.cost.to_dict() if self.cost else None,
             "error": self.error,
@@ -72,22 +90,66 @@ class TreeBuilder:
         """
         if not self.needs_tree(document):
             return BuildOutcome(document.id, "short")
-        if not force and self.store.is_current(document.id, document.fingerprint, self.params):
-            return BuildOutcome(document.id, "current")
+        structure = self.structure(document)
+        source = structure.source if structure.usable else "llm"
+        fallback = None if structure.usable else structure.problem
+        params = build_params(self.settings, structure.source) if structure.usable else self.params
+        if not force and self.store.is_current(document.id, document.fingerprint, params):
+            return BuildOutcome(document.id, "current", source=source, fallback=fallback)
         try:
             tree = self.organise(document)
-            self.store.put(tree, self.params)
+            self.store.put(tree, params)
         except TreeInvariantError as exc:
             if self.store.fingerprint(document.id) not in (None, document.fingerprint):
                 self.store.delete([document.id])  # the old tree describes a text that is gone
-            return BuildOutcome(document.id, "failed", error=str(exc))
-        return BuildOutcome(document.id, "built", tree.cost, nodes=sum(1 for _ in tree.nodes()))
+            return BuildOutcome(document.id, "failed", error=str(exc), source=source, fallback=fallback)
+        return BuildOutcome(document.id, "built", tree.cost, nodes=sum(1 for _ in tree.nodes()), source=source, fallback=fallback)
+
+    def structure(self, document: Document) -> Structure:
+        """The document's usable outline or headings, or why the model organises it (no model call)."""
+        if self.settings.navigate.structure == "llm":
+            return Structure("", [], "navigate.structure is 'llm'")
+        return structure_of(document)
 
     def organise(self, document: Document) -> KnowledgeTree:
-        """The validated tree of ``document`` (not stored)."""
+        """The validated tree of ``document`` (not stored): from its structure when usable, else by the model."""
+        structure = self.structure(document)
+        if structure.usable:
+            return self._from_structure(document, structure)
         ingest = self.settings.ingest
         segments = segment(document, ingest.segment_words, ingest.segment_overlap)
         return Organiser(self.llm, self.settings, self.progress).run(document, segments)
+
+    def _passages(self, document: Document) -> list[Passage]:
+        return cut_passages(document, self.settings.ingest.passage_words)
+
+    def _from_structure(self, document: Document, structure: Structure) -> KnowledgeTree:
+        """Shape the tree from ``structure``, then let the model summarise its inner nodes.
+
+        The call budget is the one the model's organisation would have had for this document
+        (``navigate.max_calls_per_segment`` per segment, at least one call); summaries it declines
+        keep their fallback.
+        """
+        started = time.perf_counter()
+        passages = self._passages(document)
+        ingest, per_segment = self.settings.ingest, self.settings.navigate.max_calls_per_segment
+        segments = len(segment(document, ingest.segment_words, ingest.segment_overlap))
+        # At least one call (with its repair), as the model's organisation makes at least one select call.
+        budget = CallBudget(max(REQUESTS_PER_CALL, math.floor(per_segment * segments))) if per_segment else CallBudget()
+        with usage_scope() as calls:
+            tree, fixed = structure_tree(document, passages, structure, self.settings.navigate)
+
+            def report(done: int, total: int) -> None:
+                if self.progress is not None:
+                    cost = cost_of(calls, STRUCTURE_STAGES)
+                    self.progress(BuildProgress(document.id, "summarise", done, total, cost.calls, cost.prompt_tokens + cost.completion_tokens))
+
+            report(0, 1)
+            summariser = Summariser(self.llm, self.settings, budget, self.store.memo(document.id))
+            tree.memo = summariser.run(tree, fixed, report)
+        check(tree)
+        tree.cost = build_cost(calls, STRUCTURE_STAGES, budget, started, document, len(passages))
+        return tree
 
     def build_collection(self, index: LexicalIndex, doc_ids: Iterable[str] | None = None, force: bool = False) -> list[BuildOutcome]:
         """Build the trees of ``doc_ids`` (default: every document in ``index``).

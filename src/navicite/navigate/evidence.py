@@ -85,6 +85,8 @@ class Navigation:
     closed: bool = False
     steps: int = 0
     question_kind: str | None = None
+    #: What the tree's segments are: "segments", or "passages" (segment i is passage <doc_id>#p<i>).
+    units: str = "segments"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON."""
@@ -98,4 +100,5 @@ class Navigation:
             "closed": self.closed,
             "steps": self.steps,
             "question_kind": self.question_kind,
+            "units": self.units,
         }

@@ -177,7 +177,7 @@ class Navigator:
         walk = _Walk(
             question=question,
             tree=tree,
-            result=Navigation(question=question, doc_id=tree.doc_id, gap=question),
+            result=Navigation(question=question, doc_id=tree.doc_id, gap=question, units=tree.units),
             slots=asyncio.Semaphore(self.limits.concurrency),
             budget=self.limits.step_budget,
             scores=scores if relevance else None,

@@ -191,7 +191,7 @@ class Organiser:
             # One topic for the whole document (small models often name it after the document):
             # its sub-topics become the top level instead of a level with a single choice.
             root.paragraphs, root.children = children[0].paragraphs, children[0].children
-        _number(root)
+        number_nodes(root)
         tree = KnowledgeTree(
             doc_id=document.id,
             fingerprint=document.fingerprint,
@@ -203,11 +203,7 @@ class Organiser:
             },
         )
         check(tree)
-        tree.cost = cost_of(calls, self.STAGES)
-        tree.cost.declined_calls = budget.declined
-        tree.cost.seconds = time.perf_counter() - started
-        tree.cost.document_tokens = token_count(f"{document.abstract}\n{document.text}")
-        tree.cost.segments = len(segments)
+        tree.cost = build_cost(calls, self.STAGES, budget, started, document, len(segments))
         return tree
 
     def _budget(self, segments: int, calls: list[Usage]) -> CallBudget:
@@ -370,6 +366,17 @@ def cost_of(calls: Iterable[Usage], stages: tuple[str, ...]) -> BuildCost:
     return cost
 
 
+def build_cost(calls: Iterable[Usage], stages: tuple[str, ...], budget: CallBudget, started: float, document: Document, units: int) -> BuildCost:
+    """The cost of one build: its calls of ``stages``, declined optional calls, seconds since
+    ``started`` (a ``perf_counter`` reading), the document's tokens and its ``units`` (segments or passages)."""
+    cost = cost_of(calls, stages)
+    cost.declined_calls = budget.declined
+    cost.seconds = time.perf_counter() - started
+    cost.document_tokens = token_count(f"{document.abstract}\n{document.text}")
+    cost.segments = units
+    return cost
+
+
 def merge_same_span(topics: list[Topic]) -> list[Topic]:
     """Topics whose notes cite exactly the same two or more segments, as one topic each.
 
@@ -400,8 +407,8 @@ def _cap_words(text: str, limit: int) -> str:
     return text if len(words) <= limit else " ".join(words[:limit])
 
 
-def _number(node: Node) -> None:
+def number_nodes(node: Node) -> None:
     """Give every descendant an id from its position: root 0, its children 0.1, 0.2, ..."""
     for position, child in enumerate(node.children, 1):
         child.id = f"{node.id}.{position}"
-        _number(child)
+        number_nodes(child)

@@ -20,9 +20,10 @@ def outline_lines(tree: KnowledgeTree, preview_words: int = 14) -> list[str]:
     """The outline of ``tree``: per node its title, content tokens (a leaf's passage tokens too), segments and word span, and a preview."""
     c = tree.cost
     replayed = f" and {c.cache_hits} answers from the cache" if c.cache_hits else ""
+    shape = "organised by the model" if tree.source == "llm" else f"shaped by its {tree.source}"
     lines = [
-        f"{tree.root.title}  [{tree.doc_id}]  {len(tree.segments)} segments, "
-        f"{sum(1 for _ in tree.nodes())} nodes, built with {c.calls} calls ({c.calls_per_1k_tokens:.2f} per 1,000 tokens){replayed}"
+        f"{tree.root.title}  [{tree.doc_id}]  {len(tree.segments)} {tree.units}, {sum(1 for _ in tree.nodes())} nodes, "
+        f"{shape}, built with {c.calls} calls ({c.calls_per_1k_tokens:.2f} per 1,000 tokens){replayed}"
     ]
     for child in tree.root.children:
         lines.extend(_lines(tree, child, 1, preview_words))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import TypeVar
@@ -311,26 +311,35 @@ class Shaper:
         """``paragraph`` once per run of its sources that fits a leaf (it cites too much text for one)."""
         if self.fits([paragraph], segments):
             return [paragraph]
-        runs: list[list[int]] = [[]]
-        for s in sorted(set(paragraph.sources)):
-            if runs[-1] and passage_tokens(segments, [*runs[-1], s]) > self.limits.leaf_token_budget:
-                runs.append([])
-            runs[-1].append(s)
-        return [Paragraph(paragraph.text, run) for run in runs]
+        return [Paragraph(paragraph.text, run) for run in runs_within(segments, paragraph.sources, self.limits.leaf_token_budget)]
 
     def _bundle(self, title: str, children: list[Node]) -> list[Node]:
-        """``children`` grouped under intermediate nodes while there are more than a level may hold."""
-        width = self.limits.max_topics_per_level
-        while len(children) > width:
-            children = [self._bundle_node(title, children[i : i + width], i) for i in range(0, len(children), width)]
-        return children
+        return bundle(title, children, self.limits.max_topics_per_level, self.limits.leaf_token_budget)
 
-    def _bundle_node(self, title: str, members: list[Node], first: int) -> Node:
-        """An intermediate node over ``members`` (positions from ``first``), its content a list of theirs."""
-        sources = sorted(set().union(*(m.reachable_segments() for m in members)))
-        overview = "; ".join(f"{m.title}: {_first_words(m.content, 8)}" for m in members)
-        text = _cut(Paragraph(overview, sources), self.limits.leaf_token_budget)[0].text
-        return Node(id="", title=f"{title} (parts {first + 1}-{first + len(members)})", paragraphs=[Paragraph(text, sources)], children=members)
+
+def runs_within(segments: Sequence[SegmentRef], indices: Iterable[int], budget: int) -> list[list[int]]:
+    """``indices`` in order, cut into consecutive runs whose passages fit ``budget`` tokens (a single one always does)."""
+    runs: list[list[int]] = [[]]
+    for s in sorted(set(indices)):
+        if runs[-1] and passage_tokens(segments, [*runs[-1], s]) > budget:
+            runs.append([])
+        runs[-1].append(s)
+    return [run for run in runs if run]
+
+
+def bundle(title: str, children: list[Node], width: int, budget: int) -> list[Node]:
+    """``children`` grouped under intermediate nodes while there are more than a level may hold (``width``)."""
+    while len(children) > width:
+        children = [_bundle_node(title, children[i : i + width], i, budget) for i in range(0, len(children), width)]
+    return children
+
+
+def _bundle_node(title: str, members: list[Node], first: int, budget: int) -> Node:
+    """An intermediate node over ``members`` (positions from ``first``), its content a list of theirs."""
+    sources = sorted(set().union(*(m.reachable_segments() for m in members)))
+    overview = "; ".join(f"{m.title}: {_first_words(m.content, 8)}" for m in members)
+    text = _cut(Paragraph(overview, sources), budget)[0].text
+    return Node(id="", title=f"{title} (parts {first + 1}-{first + len(members)})", paragraphs=[Paragraph(text, sources)], children=members)
 
 
 def _groups_from(reply: SplitReply, paragraphs: list[Paragraph], parent: str) -> list[tuple[str, list[Paragraph]]]:

@@ -9,19 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from navicite.documents import Document
-from navicite.generate.answer import Source
-from navicite.ingest.passages import place_of
+from navicite.documents import Document, Source
 from navicite.navigate.evidence import Evidence, Navigation
+from navicite.text.passages import place_of
 
 
-def passage_id(evidence: Evidence) -> str:
-    """``seg<i>`` for an original passage (segment ``i``), ``node:<id>`` for a node summary.
+def passage_id(evidence: Evidence, units: str = "segments") -> str:
+    """``seg<i>`` for an original passage (segment ``i``), ``node:<id>`` for a node summary; in a
+    tree over passages (``units``), the passage's own id ``<doc_id>#p<i>``, the one retrieval gives it.
 
-    A passage reached through two leaves keeps one id, so CiteG quotes it once.
+    A passage reached through two leaves keeps one id, so CiteG quotes it once (and in hybrid
+    mode once when retrieval found it too).
     """
     if evidence.kind == "passage" and evidence.segments:
-        return f"seg{evidence.segments[0]}"
+        i = evidence.segments[0]
+        return f"{evidence.doc_id}#p{i}" if units == "passages" else f"seg{i}"
     return f"node:{evidence.node_id}"
 
 
@@ -45,8 +47,10 @@ def evidence_sources(navigation: Navigation, document: Document, score: float = 
     out = []
     for e in ordered:
         pages, section = place_of(document, e.start, e.end) if e.start is not None and e.end is not None else ((), ())
+        passages = navigation.units == "passages" and e.kind == "passage" and bool(e.segments)
         out.append(Source(doc_id=document.id, title=source_title(e, document), text=e.text, link=document.link,
-                          score=score, passage_id=passage_id(e), pages=pages, section=section))
+                          score=score, passage_id=passage_id(e, navigation.units), pages=pages, section=section,
+                          position=e.segments[0] if passages else 0))
     return out
 
 
@@ -54,7 +58,7 @@ def navigation_trace(navigation: Navigation) -> dict[str, Any]:
     """The navigation without evidence texts (the sources carry them): paths, steps, gap, decisions."""
     data = navigation.to_dict()
     data["evidence"] = [
-        {"kind": e.kind, "path": list(e.path), "node_id": e.node_id, "segments": list(e.segments), "passage_id": passage_id(e), "via": e.via}
+        {"kind": e.kind, "path": list(e.path), "node_id": e.node_id, "segments": list(e.segments), "passage_id": passage_id(e, navigation.units), "via": e.via}
         for e in navigation.evidence
     ]
     data["paths"] = paths_taken(navigation)

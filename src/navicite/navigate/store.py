@@ -31,13 +31,34 @@ CREATE TABLE IF NOT EXISTS trees (
     params      TEXT NOT NULL,
     built_at    REAL NOT NULL,
     tree        TEXT NOT NULL
-)
+);
+CREATE TABLE IF NOT EXISTS summaries (
+    doc_id  TEXT NOT NULL,
+    key     TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    PRIMARY KEY (doc_id, key)
+);
 """
 
 
-def build_params(settings: Settings) -> dict[str, Any]:
-    """The settings that shape a tree; a stored tree built with others is out of date."""
+def build_params(settings: Settings, source: str | None = None) -> dict[str, Any]:
+    """The settings that shape a tree; a stored tree built with others is out of date.
+
+    ``source`` is where a structure tree's shape comes from ("outline", "headings"); None for a
+    tree the model organised, whose parameters are those of the first release (so such trees
+    stay current). A structure tree also depends on the passage size and the summary settings.
+    """
     nav = settings.navigate
+    if source is not None:
+        return {
+            "structure": source,
+            "passage_words": settings.ingest.passage_words,
+            "leaf_token_budget": nav.leaf_token_budget,
+            "max_topics_per_level": nav.max_topics_per_level,
+            "max_calls_per_segment": nav.max_calls_per_segment,
+            "summaries_per_call": nav.summaries_per_call,
+            "node_summary_words": nav.node_summary_words,
+        }
     return {
         "segment_words": settings.ingest.segment_words,
         "segment_overlap": settings.ingest.segment_overlap,
@@ -59,7 +80,7 @@ class TreeStore:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with self._connect() as db:
-                db.execute(_SCHEMA)
+                db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             raise IndexStoreError(f"cannot open the tree store {path} ({exc}); check the data directory (--home)") from exc
 
@@ -98,6 +119,17 @@ class TreeStore:
                 "built_at=excluded.built_at, tree=excluded.tree",
                 (tree.doc_id, tree.fingerprint, json.dumps(params, sort_keys=True), time.time(), payload),
             )
+            db.execute("DELETE FROM summaries WHERE doc_id = ?", (tree.doc_id,))
+            db.executemany(
+                "INSERT INTO summaries (doc_id, key, summary) VALUES (?, ?, ?)",
+                [(tree.doc_id, key, text) for key, text in tree.memo.items()],
+            )
+
+    def memo(self, doc_id: str) -> dict[str, str]:
+        """The node summaries the model wrote for the last tree of ``doc_id``, by what they were
+        written from (kept when the document is replaced, so its next build reuses them)."""
+        with self._connect() as db:
+            return dict(db.execute("SELECT key, summary FROM summaries WHERE doc_id = ?", (doc_id,)).fetchall())
 
     def get(self, doc_id: str) -> KnowledgeTree | None:
         """The stored tree of ``doc_id``, if any."""
@@ -122,17 +154,24 @@ class TreeStore:
         with self._connect() as db:
             return [r[0] for r in db.execute("SELECT doc_id FROM trees ORDER BY doc_id")]
 
-    def delete(self, doc_ids: Iterable[str]) -> list[str]:
-        """Remove the trees of ``doc_ids``; returns the ids that had one."""
+    def delete(self, doc_ids: Iterable[str], keep_summaries: bool = False) -> list[str]:
+        """Remove the trees of ``doc_ids`` (and their node summaries unless ``keep_summaries``:
+        a replaced document's next tree reuses them); returns the ids that had a tree."""
         ids = list(doc_ids)
         with self._connect() as db:
             gone = [i for i in ids if db.execute("DELETE FROM trees WHERE doc_id = ?", (i,)).rowcount]
+            if not keep_summaries:
+                db.executemany("DELETE FROM summaries WHERE doc_id = ?", [(i,) for i in ids])
         return gone
 
     def prune(self, live_ids: Iterable[str]) -> list[str]:
-        """Remove the trees of documents no longer in the collection; returns their ids."""
+        """Remove the trees and summaries of documents no longer in the collection; returns the ids that had a tree."""
         live = set(live_ids)
-        return self.delete([i for i in self.doc_ids() if i not in live])
+        with self._connect() as db:
+            remembered = [r[0] for r in db.execute("SELECT DISTINCT doc_id FROM summaries")]
+        gone = self.delete([i for i in self.doc_ids() if i not in live])
+        self.delete([i for i in remembered if i not in live])
+        return gone
 
     def rows(self) -> list[tuple[Any, ...]]:
         """Every row with its SQLite rowid, for checks that writes touch only what they should."""

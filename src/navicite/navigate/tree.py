@@ -13,14 +13,14 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from navicite.llm.core import estimate_tokens
+from navicite.text.tokens import estimate_tokens
 
 
 def token_count(text: str) -> int:
     """Tokens of ``text`` for budgets; an estimate, so a tree's sizes do not depend on the model."""
-    return estimate_tokens(text) if text.strip() else 0
+    return estimate_tokens(text)
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -198,7 +198,16 @@ class BuildCost:
 
 @dataclass
 class KnowledgeTree:
-    """The tree of one document, tied to the document version (``fingerprint``) it was built from."""
+    """The tree of one document, tied to the document version (``fingerprint``) it was built from.
+
+    ``source`` says where its shape comes from: ``"llm"`` (the model organised the document's
+    segments) or the document's own structure, ``"outline"`` (PDF bookmarks) or ``"headings"``;
+    ``units`` what ``segments`` are: overlapping segments, or the document's passages as the
+    index holds them (segment ``i`` is passage ``<doc_id>#p<i>``), as structure trees have.
+    ``memo`` holds the model's node summaries by what they were written from; the store keeps it
+    beside the tree (not in it), so a rebuild of a changed document asks again only for the
+    nodes whose text changed.
+    """
 
     doc_id: str
     fingerprint: str
@@ -206,6 +215,9 @@ class KnowledgeTree:
     segments: list[SegmentRef]
     cost: BuildCost = field(default_factory=BuildCost)
     limits: dict[str, int] = field(default_factory=dict)
+    source: str = "llm"
+    units: Literal["segments", "passages"] = "segments"
+    memo: dict[str, str] = field(default_factory=dict)
 
     def node(self, node_id: str) -> Node | None:
         """The node with ``node_id``, if any."""
@@ -224,6 +236,8 @@ class KnowledgeTree:
             "segments": [s.to_dict() for s in self.segments],
             "cost": self.cost.to_dict(),
             "limits": dict(self.limits),
+            "source": self.source,
+            "units": self.units,
         }
 
     @classmethod
@@ -236,4 +250,6 @@ class KnowledgeTree:
             segments=[SegmentRef(int(s["index"]), int(s["start"]), int(s["end"]), str(s["text"])) for s in data["segments"]],
             cost=BuildCost.from_dict(data.get("cost", {})),
             limits={k: int(v) for k, v in data.get("limits", {}).items()},
+            source=str(data.get("source", "llm")),
+            units="passages" if data.get("units") == "passages" else "segments",
         )

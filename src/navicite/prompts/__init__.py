@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from navicite.errors import NaviciteError
-from navicite.llm.base import Message
+from navicite.messages import Message
 
 PROMPT_DIR = Path(__file__).parent
 

@@ -26,15 +26,26 @@ from navicite.vectors import VectorStore, open_store
 if TYPE_CHECKING:
     from navicite.embed import Embedder
 
-__all__ = ["RerankItem", "Reranker", "Scored", "create", "register_backend", "release"]
+__all__ = ["RerankItem", "Reranker", "Scored", "backends", "check_backend", "create", "register_backend", "release"]
 
 BackendFactory = Callable[..., Reranker]
 _BACKENDS: dict[str, BackendFactory] = {}
 
 
 def register_backend(name: str, factory: BackendFactory) -> None:
-    """Add a backend: ``factory(settings, known_vectors=...)`` returns a :class:`Reranker`."""
+    """Add a backend, usable as ``rerank.backend=<name>``: ``factory(settings, known_vectors=...)`` returns a :class:`Reranker`."""
     _BACKENDS[name] = factory
+
+
+def backends() -> list[str]:
+    """Names of the registered backends (the values ``rerank.backend`` takes)."""
+    return sorted(_BACKENDS)
+
+
+def check_backend(name: str) -> None:
+    """Raise :class:`ConfigError` listing the registered backends unless ``name`` is one of them."""
+    if name not in _BACKENDS:
+        raise ConfigError(f"rerank.backend={name!r} is not available; choose one of {', '.join(backends())}")
 
 
 def _none(settings: Settings, known_vectors: Mapping[str, np.ndarray] | None = None) -> Reranker:
@@ -139,9 +150,8 @@ def create(
         ConfigError: the backend is unknown here or misconfigured.
     """
     name = settings.rerank.backend
-    factory = _BACKENDS.get(name)
-    if factory is None:
-        raise ConfigError(f"rerank.backend={name!r} is not available; choose one of {', '.join(sorted(_BACKENDS))}")
+    check_backend(name)
+    factory = _BACKENDS[name]
     # Only the llm backend takes a chat model, and only the hybrid family an embedder; other
     # factories (and those registered from outside) keep the two-argument form.
     extra: dict[str, object] = {"llm": llm} if llm is not None and name == "llm" else {}

@@ -1,6 +1,6 @@
 """The offline default reranker: embedding cosine fused with BM25 and portfolio agreement.
 
-No cross-encoder weights can be installed offline (MODELS.md), so this backend
+No cross-encoder weights can be installed offline (docs/models.md), so this backend
 combines three signals that are available: the cosine between the question's
 and the candidate's MiniLM embeddings, the candidate's BM25 score for the flat
 question, and how many portfolio queries found it. Each is min-max scaled over

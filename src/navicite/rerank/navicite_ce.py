@@ -1,7 +1,7 @@
 """The ``navicite`` backend: navicite's own cross-encoder on the head of the hybrid order.
 
 A MiniLM-sized cross-encoder cannot read 270 pairs of 256 tokens in 2 s on two CPU
-cores (about 6 s in int8, design/MODELS.md), so it runs as a cascade: the hybrid
+cores (about 6 s in int8, docs/models.md), so it runs as a cascade: the hybrid
 scorer (cheap when passage vectors are stored) orders every candidate, the
 cross-encoder reads only the first ``depth`` of that order at ``max_length``
 tokens, and each of those gets ``weight * CE + (1 - weight) * hybrid`` (both

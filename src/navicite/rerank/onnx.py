@@ -5,7 +5,7 @@ with one output (what ``navicite rerank train`` writes, or any sentence-transfor
 CrossEncoder) into ``model.onnx`` (fp32) and ``model_int8.onnx`` (dynamic int8
 quantisation) beside a copy of the tokenizer and config. The export uses torch's
 current exporter (``dynamo=True``): the legacy one silently produced wrong vectors for
-MiniLM here (design/MODELS.md), so every export is checked against torch before it
+MiniLM here (docs/models.md), so every export is checked against torch before it
 is written out as usable.
 
 :class:`OnnxCrossEncoder` runs such a folder with ONNX Runtime and the ``tokenizers``

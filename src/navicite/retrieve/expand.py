@@ -1,4 +1,4 @@
-"""Query analysis: one LLM call turns a question into ranked keywords (METHOD.md §1.1).
+"""Query analysis: one LLM call turns a question into ranked keywords (docs/method.md §1.1).
 
 The model's reply is validated against :class:`AnalysisReply`; generic words are
 removed in code afterwards (a small model does not reliably obey "no generic
@@ -16,7 +16,7 @@ from navicite import prompts
 from navicite.llm.base import LLM, CallOptions, LLMError, Message
 from navicite.retrieve.fallback import StatisticalAnalyzer
 from navicite.retrieve.keywords import Analysis, Keyword, clean_keywords, normalise
-from navicite.retrieve.language import detect_language
+from navicite.text.language import question_language
 
 PRIMARY_COUNT = 5
 EXPANDED_COUNT = 3
@@ -83,7 +83,7 @@ def analysis_from_reply(reply: AnalysisReply, question: str) -> Analysis:
     if not primary:
         raise ValueError("the model's primary keywords were all generic words")
     # Detection in code: the model's own language label is not reliable for mixed text.
-    return Analysis(primary, expanded, detect_language(question), "llm", dropped=dropped)
+    return Analysis(primary, expanded, question_language(question), "llm", dropped=dropped)
 
 
 class QueryAnalyzer:

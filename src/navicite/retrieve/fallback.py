@@ -17,7 +17,7 @@ import Stemmer
 from navicite.index.base import LexicalIndex
 from navicite.index.query import Or, Query, Term
 from navicite.retrieve.keywords import GENERIC_WORDS, Analysis, Keyword, normalise
-from navicite.retrieve.language import detect_language
+from navicite.text.language import question_language
 
 _WORD = re.compile(r"[^\W_][\w\-']*[^\W_]|[^\W_]", re.UNICODE)
 
@@ -100,7 +100,7 @@ class StatisticalAnalyzer:
         return Analysis(
             primary=[Keyword(w) for w in ranked],
             expanded=self._expansions(question_words, counts, feedback),
-            language=detect_language(question),
+            language=question_language(question),
             path="fallback",
             fallback_reason=reason,
         )

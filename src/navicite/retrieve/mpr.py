@@ -4,38 +4,82 @@
 (``expand``, ``translate``, ``portfolio``, ``pool``) with the index and a
 reranker, and records what each step did and cost in :class:`MPRResult`.
 
-Beyond METHOD.md, the flat question's BM25 top hits join the pool as portfolio
+Beyond the published method (docs/method.md), the flat question's BM25 top hits join the pool as portfolio
 ``B`` (``retrieve.flat_portfolio``, on by default): the Boolean portfolios are
 conjunctions of keyword pairs, and on SciFact they alone recall fewer
 documents than flat BM25 does (see bench/mpr_bench.py). LLM usage is counted per
 run with :func:`~navicite.llm.base.usage_scope`, so concurrent runs on one LLM object
 do not count each other's calls.
+
+With ``retrieve.rounds`` above 1, multi-hop questions get more rounds: after a round one
+LLM call (:class:`~navicite.retrieve.gap.GapFinder`) reads the best passages and says
+whether they are enough or what is missing; a sub-question and its keywords then get their
+own Q/S, B and D searches, whose hits join the pool with their round, and the pool is
+reranked against the question and every sub-question (a candidate keeps its best score).
+The rounds stop on "enough", on an unusable reply, when a round finds no new passage, or at
+the limit; :attr:`MPRResult.rounds` records each.
 """
 
 from __future__ import annotations
 
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from navicite.config import Settings
 from navicite.documents import PARENT_KEY
 from navicite.errors import NaviciteError
 from navicite.index.base import Hit, LexicalIndex
-from navicite.index.language import detect_language
 from navicite.index.parse import free_text
 from navicite.index.query import to_text
 from navicite.llm.base import LLM, LLMError, Usage, UsageLog, usage_scope
-from navicite.rerank.base import Reranker, RerankItem, candidate_text, release
+from navicite.rerank.base import Reranker, RerankItem, Scored, candidate_text, release
 from navicite.retrieve.expand import QueryAnalyzer
 from navicite.retrieve.fallback import StatisticalAnalyzer
+from navicite.retrieve.gap import Gap, GapFinder, Glimpse, opening, round_analysis
 from navicite.retrieve.keywords import Analysis
 from navicite.retrieve.pool import Candidate, CandidatePool, QueryResult
 from navicite.retrieve.portfolio import PortfolioBuilder, PortfolioQuery, PortfolioSet, Translation
 from navicite.retrieve.translate import KeywordTranslator, target_language
+from navicite.text.language import detect_language
 
 _FLAT_REASON = "retrieve.method=flat: the question's own BM25 hits only"
+_NO_G_LATER = "keywords of later rounds are not translated"
+
+
+def query_dict(result: QueryResult) -> dict[str, Any]:
+    """One query's line in a trace: portfolio, query text, hits, seconds, error, round."""
+    return {"portfolio": result.portfolio, "query": result.query, "hits": len(result.hits),
+            "seconds": round(result.seconds, 4), "error": result.error, "round": result.round}
+
+
+@dataclass
+class Round:
+    """One missing-information call and the round it started (``retrieve.rounds``).
+
+    ``number``: the round the call planned (2 for the call after round 1); ``read``: the
+    passages the model was shown; ``gap``: its verdict (None when the reply was unusable,
+    ``problem`` says why); ``queries`` and ``new``: the round's searches and the passages
+    they added to the pool (none when the verdict was "enough").
+    """
+
+    number: int
+    read: list[str]
+    gap: Gap | None
+    problem: str = ""
+    queries: list[QueryResult] = field(default_factory=list)
+    new: list[Candidate] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "round": self.number,
+            "read": list(self.read),
+            **(self.gap.to_dict() if self.gap is not None else {"enough": None}),
+            "problem": self.problem,
+            "queries": [query_dict(r) for r in self.queries],
+            "new": [{"doc_id": c.doc_id, "title": c.title} for c in self.new],
+        }
 
 
 @dataclass
@@ -53,6 +97,14 @@ class MPRResult:
     timings: dict[str, float] = field(default_factory=dict)
     llm: dict[str, dict[str, float]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    #: Rounds after the first (empty with ``retrieve.rounds = 1``) and why they stopped.
+    rounds: list[Round] = field(default_factory=list)
+    stopped: str = ""
+
+    @property
+    def ranked_against(self) -> list[str]:
+        """The texts the pool was reranked against: the question, then each round's sub-question."""
+        return [self.question, *(r.gap.sub_question for r in self.rounds if r.gap is not None and r.queries)]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (``navicite search --mpr --json``)."""
@@ -65,12 +117,12 @@ class MPRResult:
                 "expanded": list(self.translation.expanded),
             },
             "portfolios": self.portfolios.to_dict(),
-            "queries": [
-                {"portfolio": r.portfolio, "query": r.query, "hits": len(r.hits), "seconds": round(r.seconds, 4), "error": r.error}
-                for r in self.results
-            ],
+            "queries": [query_dict(r) for r in self.results if r.round == 1],
             "pool_size": len(self.pool),
             "reranker": self.reranker,
+            "rounds": [r.to_dict() for r in self.rounds],
+            "stopped": self.stopped,
+            "ranked_against": self.ranked_against,
             "ranked": [c.to_dict() for c in self.ranked],
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "llm": self.llm,
@@ -106,7 +158,8 @@ class MultiPortfolioRetriever:
         settings: ``retrieve`` and ``rerank`` sections are read.
         dense: nearest documents by embedding, pooled as portfolio D (``retrieve.dense_portfolio``).
 
-    The retriever owns ``reranker`` and ``dense``: :meth:`close` closes them.
+    The retriever owns ``reranker`` and ``dense``: :meth:`close` closes them. ``rounds``
+    (from ``retrieve.rounds``) is the most retrieval rounds; later rounds need ``llm``.
     """
 
     def __init__(
@@ -124,6 +177,8 @@ class MultiPortfolioRetriever:
         self.translator = KeywordTranslator(llm) if llm is not None else None
         self.builder = PortfolioBuilder(self.cfg.or_group_cap, self.cfg.max_queries, tuple(self.cfg.noise_terms))
         self.pooler = CandidatePool()
+        self.rounds = self.cfg.rounds
+        self.gaps = GapFinder(llm, self.cfg.round_max_tokens) if llm is not None else None
 
     # -- steps -------------------------------------------------------------------------------
 
@@ -172,13 +227,20 @@ class MultiPortfolioRetriever:
                 hits.append(Hit(doc_id, score, doc.title, link=doc.link, parent=str(doc.metadata.get(PARENT_KEY, ""))))
         return QueryResult("D", f"nearest by embedding: {question}", hits, time.perf_counter() - start)
 
-    def _search_all(self, portfolios: PortfolioSet, early: _Early) -> tuple[list[QueryResult], list[Hit]]:
+    def _search_all(self, question: str, portfolios: PortfolioSet, early: _Early) -> tuple[list[QueryResult], list[Hit]]:
+        """Run the portfolios' queries; add D and (``retrieve.flat_portfolio``) B; also return the flat hits."""
         workers = max(1, min(self.cfg.concurrency, len(portfolios.queries)))
         with ThreadPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(self._search_one, portfolios.queries))
         if (nearest := early.dense.result()) is not None:
             results.append(nearest)
-        return results, early.flat.result()
+        flat = early.flat.result()
+        flat_query = free_text(question)
+        if (self.cfg.flat_portfolio or self.flat) and flat_query is not None:
+            # Portfolio B: the Boolean portfolios are conjunctions and miss documents that
+            # share most of the question's words but not a whole keyword pair.
+            results.append(QueryResult("B", to_text(flat_query), flat[: self.cfg.top_k_per_query]))
+        return results, flat
 
     def _items(self, pool: list[Candidate], flat: list[Hit]) -> list[RerankItem]:
         bm25 = {h.doc_id: float(h.score) for h in flat}
@@ -193,9 +255,23 @@ class MultiPortfolioRetriever:
             items.append(RerankItem(candidate.doc_id, text, signals))
         return items
 
-    def _rerank(self, question: str, pool: list[Candidate], flat: list[Hit], top_n: int) -> list[Candidate]:
+    def _rerank(self, against: list[tuple[str, list[Hit]]], pool: list[Candidate], top_n: int) -> list[Candidate]:
+        """Order ``pool`` for each (text, its flat hits) of ``against``: the question, then the sub-questions.
+
+        With several texts a candidate keeps its best score (signal ``against``: which text gave it).
+        """
         by_id = {c.doc_id: c for c in pool}
-        scored = self.reranker.rerank(question, self._items(pool, flat), top_n)
+        if len(against) == 1:
+            text, flat = against[0]
+            scored = self.reranker.rerank(text, self._items(pool, flat), top_n)
+        else:
+            best: dict[str, Scored] = {}
+            for number, (text, flat) in enumerate(against):
+                for s in self.reranker.rerank(text, self._items(pool, flat), len(pool)):
+                    if s.doc_id not in best or s.score > best[s.doc_id].score:
+                        best[s.doc_id] = Scored(s.doc_id, s.score, {**s.signals, "against": float(number)})
+            # Stable: ties keep the question's order.
+            scored = sorted(best.values(), key=lambda s: s.score, reverse=True)[:top_n]
         ranked = []
         for s in scored:
             candidate = by_id[s.doc_id]
@@ -211,24 +287,66 @@ class MultiPortfolioRetriever:
             portfolios = PortfolioSet([], {"Q/S/F/G/D": _FLAT_REASON})
         else:
             portfolios = self.builder.run(analysis, translation, g_reason)
-        results, flat = self._search_all(portfolios, early)
-        flat_query = free_text(question)
-        if (self.cfg.flat_portfolio or self.flat) and flat_query is not None:
-            # Portfolio B: the Boolean portfolios are conjunctions and miss documents that
-            # share most of the question's words but not a whole keyword pair.
-            results.append(QueryResult("B", to_text(flat_query), flat[: self.cfg.top_k_per_query]))
+        results, flat = self._search_all(question, portfolios, early)
         timings["search"] = time.perf_counter() - start
         start = time.perf_counter()
         pool = self.pooler.run(results)
         timings["pool"] = time.perf_counter() - start
         start = time.perf_counter()
-        ranked = self._rerank(question, pool, flat, top_n or self.top_n)
+        top_n = top_n or self.top_n
+        ranked = self._rerank([(question, flat)], pool, top_n)
         timings["rerank"] = time.perf_counter() - start
-        errors = [f"{r.query}: {r.error}" for r in results if r.error]
-        return MPRResult(
-            question, analysis, portfolios, results, pool, ranked, self.reranker.name, translation,
-            timings, UsageLog(list(calls)).totals(), errors,
-        )
+        result = MPRResult(question, analysis, portfolios, results, pool, ranked, self.reranker.name, translation, timings)
+        if self.rounds > 1 and self.gaps is not None and not self.flat:
+            self._more_rounds(result, [(question, flat)], top_n)
+        result.errors = [f"{r.query}: {r.error}" for r in result.results if r.error]
+        result.llm = UsageLog(list(calls)).totals()
+        return result
+
+    # -- later rounds ----------------------------------------------------------------------
+
+    def _glimpse(self, candidate: Candidate) -> Glimpse:
+        doc = self.index.get(candidate.doc_id)
+        text = "" if doc is None else (doc.abstract or doc.text)
+        return Glimpse(candidate.doc_id, candidate.title, opening(text, self.cfg.round_passage_chars))
+
+    def _round_search(self, number: int, gap: Gap, searched: list[str]) -> tuple[list[QueryResult], list[Hit]]:
+        """The searches of round ``number``: Q/S from the gap's new names, B and D on its sub-question."""
+        portfolios = self.builder.run(round_analysis(gap, searched), None, _NO_G_LATER)
+        with ThreadPoolExecutor(max_workers=2) as side:
+            early = _Early(side.submit(self._flat_bm25, gap.sub_question), side.submit(self._dense_hits, gap.sub_question))
+            found, flat = self._search_all(gap.sub_question, portfolios, early)
+        return [replace(r, round=number, sub_question=gap.sub_question) for r in found], flat
+
+    def _more_rounds(self, result: MPRResult, against: list[tuple[str, list[Hit]]], top_n: int) -> None:
+        """Rounds 2.. on ``result`` (its results, pool and ranking grow); ``against``: texts to rerank for."""
+        assert self.gaps is not None
+        timings = result.timings
+        for number in range(2, self.rounds + 1):
+            start = time.perf_counter()
+            shown = [self._glimpse(c) for c in result.ranked[: self.cfg.round_passages]]
+            searched = [text for text, _ in against]
+            gap, problem = self.gaps.run(result.question, shown, searched)
+            timings["gap"] = timings.get("gap", 0.0) + time.perf_counter() - start
+            step = Round(number, [g.doc_id for g in shown], gap, problem)
+            result.rounds.append(step)
+            if gap is None or gap.enough:
+                result.stopped = problem or f"enough after round {number - 1}"
+                return
+            start = time.perf_counter()
+            step.queries, flat = self._round_search(number, gap, searched)
+            result.results.extend(step.queries)
+            known = {doc_id for c in result.pool for doc_id in (c.doc_id, *c.merged_ids)}
+            result.pool = self.pooler.run(result.results)
+            step.new = [c for c in result.pool if c.doc_id not in known]
+            # Passages already pooled may answer the sub-question: rerank even when nothing is new.
+            against.append((gap.sub_question, flat))
+            result.ranked = self._rerank(against, result.pool, top_n)
+            timings[f"round{number}"] = time.perf_counter() - start
+            if not step.new:
+                result.stopped = f"round {number} found no new passages"
+                return
+        result.stopped = f"round limit ({self.rounds})"
 
     # -- public ------------------------------------------------------------------------------
 

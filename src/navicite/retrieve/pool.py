@@ -1,4 +1,4 @@
-"""Merge of every query's hits into one candidate pool (METHOD.md §1.4).
+"""Merge of every query's hits into one candidate pool (docs/method.md §1.4).
 
 Candidates are de-duplicated by id, then whole records by normalised title (the same
 paper indexed twice under different ids), and each keeps the full list of
@@ -28,12 +28,23 @@ def normalise_title(title: str) -> str:
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where a candidate was found: portfolio, query text, 1-based rank and the backend's score."""
+    """Where a candidate was found: portfolio, query text, 1-based rank and the backend's score.
+
+    ``round``: the retrieval round of the query (``retrieve.rounds``); a later round's query
+    was built from ``sub_question``.
+    """
 
     portfolio: str
     query: str
     rank: int
     score: float
+    round: int = 1
+    sub_question: str = ""
+
+    @property
+    def label(self) -> str:
+        """The portfolio, with its round after the first (``Q``, ``Q2``): each counts apart in the fusion."""
+        return self.portfolio if self.round == 1 else f"{self.portfolio}{self.round}"
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,8 @@ class QueryResult:
     hits: list[Hit]
     seconds: float = 0.0
     error: str = ""
+    round: int = 1
+    sub_question: str = ""
 
 
 @dataclass
@@ -60,14 +73,14 @@ class Candidate:
 
     @property
     def portfolios(self) -> list[str]:
-        """Portfolios that found this candidate, in first-found order."""
-        return list(dict.fromkeys(p.portfolio for p in self.provenance))
+        """Portfolios that found this candidate (``Q2``: Q of round 2), in first-found order."""
+        return list(dict.fromkeys(p.label for p in self.provenance))
 
     def best_ranks(self) -> dict[str, int]:
         """Best rank per portfolio."""
         out: dict[str, int] = {}
         for p in self.provenance:
-            out[p.portfolio] = min(out.get(p.portfolio, p.rank), p.rank)
+            out[p.label] = min(out.get(p.label, p.rank), p.rank)
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,7 +106,7 @@ class CandidatePool:
         by_title: dict[str, Candidate] = {}
         for result in results:
             for rank, hit in enumerate(result.hits, start=1):
-                found = Provenance(result.portfolio, result.query, rank, hit.score)
+                found = Provenance(result.portfolio, result.query, rank, hit.score, result.round, result.sub_question)
                 candidate = by_id.get(hit.doc_id)
                 # Passages of one document share its title: only whole records are merged by title.
                 title_key = "" if hit.parent else normalise_title(hit.title)

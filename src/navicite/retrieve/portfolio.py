@@ -1,4 +1,4 @@
-"""Query portfolios Q, S, F and G (METHOD.md §1.2), built as query ASTs.
+"""Query portfolios Q, S, F and G (docs/method.md §1.2), built as query ASTs.
 
 Each portfolio is a different strategy over the same keywords:
 

@@ -10,7 +10,7 @@ from navicite.retrieve.pool import Candidate
 
 
 def _found_by(candidate: Candidate) -> str:
-    """``Q#2 S#1`` style: each portfolio with its best rank."""
+    """``Q#2 S#1 Q2#1`` style: each portfolio (with its round after the first) with its best rank."""
     return " ".join(f"{p}#{rank}" for p, rank in candidate.best_ranks().items())
 
 
@@ -33,10 +33,19 @@ def render_mpr(result: MPRResult, console: Console, limit: int = 20) -> None:
 
     queries = Table("portfolio", "query", "hits", "ms", title="Portfolio queries", title_justify="left")
     for r in result.results:
-        queries.add_row(r.portfolio, r.query + (f"  [red]error: {r.error}[/red]" if r.error else ""), str(len(r.hits)), f"{r.seconds * 1000:.0f}")
+        queries.add_row(r.portfolio + (str(r.round) if r.round > 1 else ""), r.query + (f"  [red]error: {r.error}[/red]" if r.error else ""), str(len(r.hits)), f"{r.seconds * 1000:.0f}")
     console.print(queries)
     for name, reason in result.portfolios.skipped.items():
         console.print(f"portfolio {name} skipped: {reason}")
+    for step in result.rounds:
+        if step.gap is None or step.gap.enough:
+            console.print(f"[bold]Round {step.number}[/bold]: {step.problem or 'enough, no further search'}")
+            continue
+        gap = step.gap
+        console.print(f"[bold]Round {step.number}[/bold]: {gap.sub_question} (bridge: {gap.bridge or '-'}; "
+                      f"keywords: {', '.join(gap.keywords) or '-'}); {len(step.queries)} queries, {len(step.new)} new passages")
+    if result.rounds:
+        console.print(f"rounds stopped: {result.stopped}")
     console.print(f"[bold]Pool[/bold]: {len(result.pool)} unique candidates; reranked by {result.reranker}, top {len(result.ranked)} kept")
 
     ranked = Table("#", "score", "id", "title", "found by", title="Ranked candidates", title_justify="left")

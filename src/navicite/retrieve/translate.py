@@ -7,10 +7,10 @@ import json
 from pydantic import BaseModel, Field
 
 from navicite import prompts
-from navicite.index.language import UNKNOWN
 from navicite.llm.base import LLM, CallOptions, Message
 from navicite.retrieve.keywords import Analysis
 from navicite.retrieve.portfolio import Translation
+from navicite.text.language import UNKNOWN
 
 LANGUAGE_NAMES = {
     "en": "English", "ko": "Korean", "ja": "Japanese", "zh": "Chinese", "de": "German",

@@ -116,7 +116,10 @@ function handleEvent({ kind, data }, started) {
   const draft = $("draft");
   if (kind === "stage") {
     setStatus(`${data.name}: ${data.ranked ?? "?"} sources from a pool of ${data.pool_size ?? "?"} in ${fmt(data.seconds)} s; writing the answer…`);
-    if (data.analysis) renderTrace({ stages: [{ name: data.name, seconds: data.seconds, outputs: { analysis: data.analysis } }] });
+    if (data.analysis) {
+      const outputs = { analysis: data.analysis, rounds: data.rounds, stopped: data.stopped };
+      renderTrace({ stages: [{ name: data.name, seconds: data.seconds, outputs }] });
+    }
   } else if (kind === "sources") {
     // Shown while the draft is written; the cited answer's own list replaces it.
     renderSources(data.sources.map((s) => ({ ...s, marker: s.number })));
@@ -285,6 +288,7 @@ function renderTrace(trace) {
     const out = stage.outputs || {};
     if (out.analysis) section.append(analysisView(out.analysis));
     if (out.queries) section.append(queriesView(out.queries));
+    if (out.rounds && out.rounds.length) section.append(roundsView(out.rounds, out.stopped));
     if (out.ranked) section.append(candidatesView(out.ranked, out.pool_size, out.reranker));
     if (out.timings) section.append(keyValues("timings (s)", out.timings));
     for (const key of ["path", "paths", "navigation"]) if (out[key]) section.append(pathView(out[key]));
@@ -317,12 +321,34 @@ function queriesView(queries) {
   return el("div", {}, [el("h5", { text: "portfolio queries" }), table]);
 }
 
+// One block per missing-information call: its verdict, the sub-question's searches, what they added.
+function roundsView(rounds, stopped) {
+  const box = el("div", {}, [el("h5", { text: `retrieval rounds (stopped: ${stopped || "?"})` })]);
+  for (const r of rounds) {
+    const verdict = r.enough === null ? `reply unusable: ${r.problem}` : r.enough ? "enough: no further search" : r.sub_question;
+    const dl = el("dl", {}, [el("dt", { text: `round ${r.round}` }), el("dd", { text: verdict })]);
+    if (r.enough === false) {
+      dl.append(
+        el("dt", { text: "bridge · missing" }), el("dd", { text: `${r.bridge || "—"} · ${r.missing || "—"}` }),
+        el("dt", { text: "keywords" }), el("dd", { text: (r.keywords || []).join("; ") || "—" }),
+      );
+      const titles = (r.new || []).slice(0, 8).map((c) => c.title || c.doc_id);
+      const more = (r.new || []).length - titles.length;
+      dl.append(el("dt", { text: `new passages (${(r.new || []).length})` }),
+        el("dd", { text: (titles.join("; ") || "none") + (more > 0 ? ` … and ${more} more` : "") }));
+    }
+    box.append(dl);
+    if (r.queries && r.queries.length) box.append(queriesView(r.queries));
+  }
+  return box;
+}
+
 function candidatesView(ranked, poolSize, reranker) {
   const table = el("table", { class: "candidates" }, [
     el("tr", {}, ["#", "document", "score", "found by"].map((h) => el("th", { text: h }))),
   ]);
   ranked.forEach((c, i) => {
-    const found = (c.provenance || []).map((p) => `${p.portfolio}#${p.rank}`).join(" ");
+    const found = (c.provenance || []).map((p) => `${p.portfolio}${p.round > 1 ? p.round : ""}#${p.rank}`).join(" ");
     const signals = Object.entries(c.signals || {}).map(([k, v]) => `${k} ${Number(v).toFixed(3)}`).join(", ");
     table.append(el("tr", { title: signals || undefined }, [
       el("td", { text: i + 1 }),

@@ -1,0 +1,169 @@
+"""Structure-first knowledge trees of real PDFs with the configured (real) model (issue 22).
+
+The PDFs go into a fresh collection in ``--home`` through the normal ingest; each document's
+tree is then built as ``navicite tree build`` builds it (structure first: its outline or
+headings shape the tree and the model only summarises inner nodes; the model organises
+documents without usable structure), validated and stored. Printed per document: the path
+taken, nodes, model calls and tokens, seconds, calls per 1,000 document tokens.
+
+``--llm NAME`` (repeatable, a PDF's file name) also builds that document's tree the way the
+model organises it (``navigate.structure=llm``) into a second store of the same home, in the
+same run, for the ratio; ``--llm-minutes`` stops that build after so many minutes and reports
+how far it got (model calls per segment placed), since on a shared 2-core machine it can take
+hours. ``--incremental`` then changes one word in the middle of each structured document,
+re-ingests it and rebuilds: the summaries above the changed passage are asked again, no others.
+
+    .venv/bin/python bench/navirag_structure_build.py ../shared/data/pdf/*.pdf --home /tmp/trees-bench \\
+        --set llm.threads=1 [--llm concordance.pdf --llm-minutes 30] [--out /tmp/trees-bench/report.json]
+
+State the machine with the figures; wall time depends on the load from other jobs (the
+1-minute load average is printed before and after each build), calls and tokens do not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from navicite import llm as llm_layer
+from navicite.api import Collection
+from navicite.config import load_settings
+from navicite.documents import Document
+from navicite.text.passages import place_of
+from navicite.navigate import BuildProgress, TreeBuilder, TreeStore
+from navicite.navigate.validate import problems
+
+
+class Stopped(Exception):
+    """The time limit of a build ran out."""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pdfs", nargs="+", type=Path)
+    parser.add_argument("--home", type=Path, required=True, help="A fresh folder (an answer cache there would replay calls).")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], help="section.key=value")
+    parser.add_argument("--llm", action="append", default=[], help="Also let the model organise this PDF (file name).")
+    parser.add_argument("--llm-minutes", type=float, default=None, help="Stop each --llm build after this many minutes.")
+    parser.add_argument("--incremental", action="store_true",
+                        help="After each structure build, change one word in the middle of the text, re-ingest and rebuild.")
+    parser.add_argument("--out", type=Path, default=None, help="Write the report as JSON here.")
+    args = parser.parse_args()
+
+    settings = load_settings(args.home, args.overrides)
+    started = time.perf_counter()
+    with Collection(args.home, args.overrides) as collection:
+        collection.add([str(p) for p in args.pdfs])
+        documents = {Path(d.metadata.get("source", d.id)).name: d for d in collection.documents()}
+    print(f"ingested {len(documents)} PDFs in {time.perf_counter() - started:.1f} s")
+    llm = llm_layer.create(settings)
+    print(f"machine: {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs, model {llm.name}, "
+          f"threads {settings.llm.threads}, load {os.getloadavg()[0]:.1f}")
+
+    report: dict[str, Any] = {"model": llm.name, "threads": settings.llm.threads, "documents": {}}
+    for name, document in sorted(documents.items(), key=lambda kv: kv[1].word_count):
+        pages = document.metadata.get("pages")
+        print(f"\n{name}: {pages} pages, {document.word_count:,} words, {len(document.metadata.get('sections') or [])} sections")
+        entry = {"pages": pages, "words": document.word_count,
+                 "structure": build(TreeBuilder(settings, llm, progress=_printer(time.perf_counter())), document)}
+        if entry["structure"].get("status") == "short":
+            report["documents"][name] = entry
+            continue
+        if args.incremental and entry["structure"].get("source") != "llm":
+            entry["incremental"] = rebuild_after_edit(args.home, args.overrides, settings, llm, document)
+        if name in args.llm:
+            llm_settings = load_settings(args.home, [*args.overrides, "navigate.structure=llm"])
+            store = TreeStore(args.home / "trees-llm.sqlite")
+            limit = args.llm_minutes * 60 if args.llm_minutes else None
+            entry["llm"] = build(TreeBuilder(llm_settings, llm, store, progress=_printer(time.perf_counter(), limit)), document)
+        report["documents"][name] = entry
+    print("\n" + "\n".join(_table(report)))
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=2) + "\n")
+
+
+def build(builder: TreeBuilder, document: Document, force: bool = True) -> dict[str, Any]:
+    """One document's build with its cost, the validator's verdict and the load around it."""
+    load_before = os.getloadavg()[0]
+    started = time.perf_counter()
+    progress: dict[str, Any] = {}
+    builder.progress = _recording(builder.progress, progress)
+    try:
+        outcome = builder.build(document, force=force)
+    except Stopped:
+        seconds = time.perf_counter() - started
+        print(f"  stopped after {seconds / 60:.1f} min: {progress}")
+        return {"status": "stopped", "seconds": round(seconds, 1), "progress": progress,
+                "load": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
+    tree = builder.store.get(document.id)
+    data = outcome.to_dict()
+    data["problems"] = problems(tree) if tree is not None else ["no tree stored"]
+    data["load"] = [round(load_before, 1), round(os.getloadavg()[0], 1)]
+    cost = outcome.cost
+    print(f"  {outcome.status} via {outcome.source}{' (' + outcome.fallback + ')' if outcome.fallback else ''}: "
+          f"{outcome.nodes} nodes, {cost.calls if cost else 0} calls, {cost.seconds if cost else 0:.1f} s, "
+          f"validator {'valid' if not data['problems'] else data['problems']}")
+    return data
+
+
+def rebuild_after_edit(home: Path, overrides: list[str], settings: Any, llm: Any, document: Document) -> dict[str, Any]:
+    """Change the middle word of ``document``'s text, re-ingest it (the collection keeps its node
+    summaries) and rebuild its tree: the calls this takes against the full build's."""
+    words = list(re.finditer(r"\S+", document.text))
+    middle = words[len(words) // 2]
+    text = document.text[: middle.start()] + "EDITED" + document.text[middle.end():]
+    edited = replace(document, text=text)
+    with Collection(home, overrides) as collection:
+        collection.add([edited])
+    print(f"  edited word {len(words) // 2} ({middle.group()!r} -> 'EDITED'), section {place_of(edited, len(words) // 2, len(words) // 2 + 1)[1]}")
+    return build(TreeBuilder(settings, llm, progress=_printer(time.perf_counter())), edited, force=False)
+
+
+def _printer(started: float, limit: float | None = None):  # type: ignore[no-untyped-def]
+    def show(event: BuildProgress) -> None:
+        elapsed = time.perf_counter() - started
+        print(f"  [{elapsed:7.1f} s] {event.phase} {event.done}/{event.total}: {event.calls} calls, {event.tokens:,} tokens", flush=True)
+        if limit is not None and elapsed > limit:
+            raise Stopped
+    return show
+
+
+def _recording(show, into: dict[str, Any]):  # type: ignore[no-untyped-def]
+    def record(event: BuildProgress) -> None:
+        into.update(phase=event.phase, done=event.done, total=event.total, calls=event.calls, tokens=event.tokens)
+        if show is not None:
+            show(event)
+    return record
+
+
+def _table(report: dict[str, Any]) -> list[str]:
+    lines = ["| PDF | pages | words | path | nodes | calls | calls / 1k tokens | calls / unit | seconds | valid |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, entry in report["documents"].items():
+        for key in ("structure", "incremental", "llm"):
+            data = entry.get(key)
+            if data is None or data.get("status") == "short":
+                continue
+            if data.get("status") == "stopped":
+                p = data["progress"]
+                lines.append(f"| {name} | {entry['pages']} | {entry['words']:,} | llm (stopped) | | {p.get('calls')} | | "
+                             f"{p.get('phase')} {p.get('done')}/{p.get('total')} | {data['seconds']:.0f} | |")
+                continue
+            c = data["cost"] or {}
+            unit = "passage" if data["source"] != "llm" else "segment"
+            path = f"{data['source']}, one word edited" if key == "incremental" else data["source"]
+            lines.append(f"| {name} | {entry['pages']} | {entry['words']:,} | {path} | {data['nodes']} | {c.get('calls')} | "
+                         f"{c.get('calls_per_1k_tokens')} | {c.get('calls_per_segment')} per {unit} | {c.get('seconds')} | "
+                         f"{'yes' if not data['problems'] else 'no'} |")
+    return lines
+
+
+if __name__ == "__main__":
+    main()
