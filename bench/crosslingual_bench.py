@@ -30,7 +30,6 @@ from navicite.eval.datasets import EvalDataset, load_dataset  # noqa: E402
 from navicite.eval.report import markdown_table  # noqa: E402
 from navicite.eval.resources import EvalResources  # noqa: E402
 from navicite.eval.runner import RetrievalRunner  # noqa: E402
-from navicite.retrieve import eval_methods  # noqa: E402,F401 -- registers the MPR methods
 
 ROOT = Path(__file__).resolve().parents[1]
 HOTPOT = ROOT.parent / "shared" / "data" / "hotpotqa" / "distractor-dev-100.json"
@@ -80,7 +79,7 @@ def main() -> None:
 
 def show_translations(resources: EvalResources, data: EvalDataset) -> None:
     """Each Korean question's G keywords (replayed from the LLM cache after the run)."""
-    from navicite.eval.methods import create_method
+    from navicite.eval.registry import create_method
 
     method = create_method("mpr-rerank", resources)
     try:
