@@ -29,6 +29,7 @@ from navicite.config import NavigateSettings
 from navicite.documents import Document, Passage
 from navicite.text.passages import MIN_PASSAGE_WORDS, heading_anchor
 from navicite.text.sections import Section, follows, heading_number, lines_with_offsets
+from navicite.text.sentences import split_sentences
 from navicite.navigate.organise import number_nodes
 from navicite.navigate.shape import bundle, runs_within
 from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef, normalise_title, passage_tokens
@@ -50,7 +51,6 @@ FRONT_MATTER = "Front matter"
 ABSTRACT = "Abstract"
 
 _BACK_MATTER = re.compile(r"^(?:\d{1,2}\.?\s+)?(?:references|bibliography|works cited|literature cited|literatur)$", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
 _EDGE = re.compile(r"^\W+|\W+$")
 
 
@@ -294,7 +294,7 @@ def first_sentences(text: str, words: int) -> str:
     text = " ".join(text.split())
     kept: list[str] = []
     count = 0
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in split_sentences(text):
         size = len(sentence.split())
         if kept and count + size > words:
             break

@@ -29,6 +29,7 @@ from navicite.navigate.ask import CallBudget, ask_json
 from navicite.navigate.organise import clean_summary
 from navicite.navigate.structure import first_sentences
 from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, normalise_title
+from navicite.text.sentences import split_sentences
 
 #: Most words one section shows in a summarise prompt (its children share them).
 SECTION_PROMPT_WORDS = 260
@@ -39,7 +40,6 @@ PROMPT_WORDS = 1400
 #: Characters allowed per asked word of a summary (English averages about six with the space).
 CHARS_PER_WORD = 8
 
-_SENTENCE_END = re.compile(r"[.!?](?=\s)")
 # "This section provides an overview of ..." says nothing a reader of the tree needs.
 _SIGNPOST = re.compile(
     r"^(?:this|the) (?:section|chapter|part)\s+(?:provides|gives|presents|offers|discusses|describes|covers|explains|introduces|"
@@ -199,9 +199,9 @@ def _usable(text: str, title: str, words: int) -> str:
     if not text or normalise_title(text) == normalise_title(title) or len(text.split()) < 3:
         return ""
     if not text.rstrip().endswith((".", "!", "?")):  # cut at its length limit
-        ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+        sentences = split_sentences(text)
         # Its whole sentences; a single sentence loses its last (perhaps broken) word.
-        text = text[: ends[-1]] if ends else " ".join(text.split()[:-1]).rstrip(",;:") + " ..."
+        text = " ".join(sentences[:-1]) if len(sentences) > 1 else " ".join(text.split()[:-1]).rstrip(",;:") + " ..."
     return first_sentences(text, 2 * words)
 
 
