@@ -24,11 +24,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from navicite.config import load_settings  # noqa: E402
 from navicite.eval.datasets import load_dataset  # noqa: E402
-from navicite.eval.methods import register_method  # noqa: E402
+from navicite.eval.registry import register_method  # noqa: E402
 from navicite.eval.report import markdown_table  # noqa: E402
 from navicite.eval.resources import EvalResources  # noqa: E402
 from navicite.eval.runner import RetrievalRunner  # noqa: E402
-from navicite.retrieve.eval_methods import MPRMethod  # noqa: E402
+from navicite.eval.mpr_methods import MPRMethod  # noqa: E402
 from navicite.retrieve.gap import Gap, Glimpse  # noqa: E402
 
 _HOLE = re.compile(r"#(\d)")
