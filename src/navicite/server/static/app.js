@@ -325,7 +325,7 @@ function queriesView(queries) {
 function roundsView(rounds, stopped) {
   const box = el("div", {}, [el("h5", { text: `retrieval rounds (stopped: ${stopped || "?"})` })]);
   for (const r of rounds) {
-    const verdict = r.enough === null ? `reply unusable: ${r.problem}` : r.enough ? "enough: no further search" : r.sub_question;
+    const verdict = r.enough === null ? r.problem : r.enough ? "enough: no further search" : r.sub_question;
     const dl = el("dl", {}, [el("dt", { text: `round ${r.round}` }), el("dd", { text: verdict })]);
     if (r.enough === false) {
       dl.append(
