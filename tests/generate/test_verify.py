@@ -288,3 +288,10 @@ def test_wording_rule_is_on_for_the_embedded_model_only_unless_set(tmp_path) -> 
     assert novel_words_limit(load_settings(tmp_path, ["llm.backend=embedded"])) == EMBEDDED_NOVEL_WORDS
     assert novel_words_limit(load_settings(tmp_path, ["llm.backend=openai"])) == 0
     assert novel_words_limit(load_settings(tmp_path, ["llm.backend=openai", "generate.novel_words=4"])) == 4
+
+
+def test_novel_words_leave_korean_endings_out() -> None:
+    from navicite.generate.verify import novel_words
+
+    source = "임수경은 1989년 6월 30일 평양축전에 대표로 파견되었다."
+    assert novel_words("평양축전에 파견된 인물은 임수경입니다.", [source]) == []
