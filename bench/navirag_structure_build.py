@@ -10,8 +10,9 @@ taken, nodes, model calls and tokens, seconds, calls per 1,000 document tokens.
 model organises it (``navigate.structure=llm``) into a second store of the same home, in the
 same run, for the ratio; ``--llm-minutes`` stops that build after so many minutes and reports
 how far it got (model calls per segment placed), since on a shared 2-core machine it can take
-hours. ``--incremental`` then changes one word in the middle of each structured document,
-re-ingests it and rebuilds: the summaries above the changed passage are asked again, no others.
+hours. ``--incremental`` then changes the first word of the section in the middle of each
+structured document, re-ingests it and rebuilds: the summaries whose prompt shows that
+section's opening are asked again, no others.
 
     .venv/bin/python bench/navirag_structure_build.py ../shared/data/pdf/*.pdf --home /tmp/trees-bench \\
         --set llm.threads=1 [--llm concordance.pdf --llm-minutes 30] [--out /tmp/trees-bench/report.json]
@@ -53,7 +54,7 @@ def main() -> None:
     parser.add_argument("--llm", action="append", default=[], help="Also let the model organise this PDF (file name).")
     parser.add_argument("--llm-minutes", type=float, default=None, help="Stop each --llm build after this many minutes.")
     parser.add_argument("--incremental", action="store_true",
-                        help="After each structure build, change one word in the middle of the text, re-ingest and rebuild.")
+                        help="After each structure build, change the first word of the middle section, re-ingest and rebuild.")
     parser.add_argument("--out", type=Path, default=None, help="Write the report as JSON here.")
     args = parser.parse_args()
 
@@ -108,21 +109,25 @@ def build(builder: TreeBuilder, document: Document, force: bool = True) -> dict[
     data["load"] = [round(load_before, 1), round(os.getloadavg()[0], 1)]
     cost = outcome.cost
     print(f"  {outcome.status} via {outcome.source}{' (' + outcome.fallback + ')' if outcome.fallback else ''}: "
-          f"{outcome.nodes} nodes, {cost.calls if cost else 0} calls, {cost.seconds if cost else 0:.1f} s, "
+          f"{outcome.nodes} nodes, {cost.calls if cost else 0} calls"
+          f"{f' (+{cost.cache_hits} from the answer cache)' if cost and cost.cache_hits else ''}, {cost.seconds if cost else 0:.1f} s, "
           f"validator {'valid' if not data['problems'] else data['problems']}")
     return data
 
 
 def rebuild_after_edit(home: Path, overrides: list[str], settings: Any, llm: Any, document: Document) -> dict[str, Any]:
-    """Change the middle word of ``document``'s text, re-ingest it (the collection keeps its node
-    summaries) and rebuild its tree: the calls this takes against the full build's."""
+    """Change the first word of the section in the middle of ``document`` (a word its opening
+    sentences show), re-ingest it (the collection keeps its node summaries) and rebuild its tree:
+    the calls this takes against the full build's."""
     words = list(re.finditer(r"\S+", document.text))
-    middle = words[len(words) // 2]
-    text = document.text[: middle.start()] + "EDITED" + document.text[middle.end():]
-    edited = replace(document, text=text)
+    middle = len(words) // 2
+    heading = max((s for s in document.metadata.get("sections") or () if s["start"] <= middle), key=lambda s: s["start"], default=None)
+    at = heading["start"] + len(heading["title"].split()) if heading else middle
+    word = words[at]
+    edited = replace(document, text=document.text[: word.start()] + "EDITED" + document.text[word.end():])
     with Collection(home, overrides) as collection:
         collection.add([edited])
-    print(f"  edited word {len(words) // 2} ({middle.group()!r} -> 'EDITED'), section {place_of(edited, len(words) // 2, len(words) // 2 + 1)[1]}")
+    print(f"  edited word {at} ({word.group()!r} -> 'EDITED'), the first of section {place_of(edited, at, at + 1)[1]}")
     return build(TreeBuilder(settings, llm, progress=_printer(time.perf_counter())), edited, force=False)
 
 
@@ -159,7 +164,8 @@ def _table(report: dict[str, Any]) -> list[str]:
             c = data["cost"] or {}
             unit = "passage" if data["source"] != "llm" else "segment"
             path = f"{data['source']}, one word edited" if key == "incremental" else data["source"]
-            lines.append(f"| {name} | {entry['pages']} | {entry['words']:,} | {path} | {data['nodes']} | {c.get('calls')} | "
+            cached = f" (+{c['cache_hits']} cached)" if c.get("cache_hits") else ""
+            lines.append(f"| {name} | {entry['pages']} | {entry['words']:,} | {path} | {data['nodes']} | {c.get('calls')}{cached} | "
                          f"{c.get('calls_per_1k_tokens')} | {c.get('calls_per_segment')} per {unit} | {c.get('seconds')} | "
                          f"{'yes' if not data['problems'] else 'no'} |")
     return lines

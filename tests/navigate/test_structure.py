@@ -207,10 +207,13 @@ def test_first_sentences_keeps_whole_sentences_within_the_words() -> None:
     assert first_sentences("a b c d e f", 3) == "a b c ..."
 
 
-def _changed_gamma(kit: Any) -> Document:
-    """MANUAL with one sentence of Gamma one reworded."""
+def _reworded(kit: Any, *sentences: int) -> Document:
+    """MANUAL with these sentences of Gamma one reworded (as many words, so headings keep their offsets)."""
     document = kit.sectioned_document(MANUAL)
-    text = document.text.replace("Sentence 9 of Gamma one states one plain fact.", "Sentence 9 of Gamma one now states another.")
+    text = document.text
+    for k in sentences:
+        old = f"Sentence {k} of Gamma one states one plain fact."
+        text = text.replace(old, old.replace("plain", "changed"))
     assert text != document.text
     return Document(document.id, document.title, text=text, metadata=document.metadata)
 
@@ -227,13 +230,17 @@ def test_a_changed_section_rebuilds_only_the_summaries_above_it(tmp_path: Any, k
     full = builder.build_collection(collection.documents)[0]
     assert full.status == "built" and full.cost and full.cost.calls == 2  # Alpha and Gamma, one call each
 
-    collection.upsert([_changed_gamma(kit)])  # replaced: the tree goes, its summaries stay
+    collection.upsert([_reworded(kit, 1)])  # replaced: the tree goes, its summaries stay
     assert TreeStore.open(settings).doc_ids() == []
     before = len(llm.calls)
     again = builder.build_collection(collection.documents)[0]
+    # Gamma one's opening is in Gamma's prompt: Gamma is asked again, Alpha is not.
     assert again.status == "built" and again.cost and again.cost.calls == 1
     [asked] = [c.prompt for c in llm.calls[before:]]
-    assert 'title="Gamma"' in asked and 'title="Alpha"' not in asked
+    assert 'title="Gamma"' in asked and "one changed fact" in asked and 'title="Alpha"' not in asked
+
+    collection.upsert([_reworded(kit, 1, 9)])  # and a sentence no summary prompt shows: nothing to ask
+    assert builder.build_collection(collection.documents)[0].cost.calls == 0  # type: ignore[union-attr]
     tree = TreeStore.open(settings).get("manual")
     assert tree is not None and [c.paragraphs[0].text for c in tree.root.children if c.children] == [
         "What Alpha covers, in brief.", "What Gamma covers, in brief."]

@@ -10,7 +10,7 @@ holds a node together with one of its children.
 Every reply is checked: a bad or declined call, a missing entry, an empty text, one that only
 repeats the title or says the text has nothing, leaves that node its first-sentences summary.
 Summaries are remembered by what they were written from (``memo``), so a rebuild asks only
-for nodes whose text, or whose descendants' text, changed.
+for nodes whose prompt changed: a section whose opening changed, and the nodes above it.
 """
 
 from __future__ import annotations
@@ -92,13 +92,14 @@ class Summariser:
         """Summarise every inner node of ``tree`` but the root and those in ``fixed``; returns the
         summaries by key (those reused from the memo and those the model wrote), the next build's memo.
 
-        A key covers what the prompt shows of the node and every passage below it, so a changed
-        passage anywhere below asks again. ``on_done(calls, expected)`` follows the calls
-        (``expected`` is an estimate until the end).
+        A key is what the prompt shows of the node (its title and its children's titles and
+        openings or summaries): the summary is written from that alone, so a change the prompt
+        would not show asks nothing, and a changed section's opening asks again for the summaries
+        above it, each in turn. ``on_done(calls, expected)`` follows the calls (``expected`` is an
+        estimate until the end).
         """
         root = tree.root
         document = root.title
-        texts = [s.text for s in tree.segments]
         wanted = {id(n) for n, _ in root.walk() if n is not root and n.children and n.id not in fixed}
         targets = _bottom_up(root, wanted)
         expected = -(-len(targets) // self.limits.summaries_per_call)
@@ -119,7 +120,7 @@ class Summariser:
             if any(child is waiting for waiting, _, _ in batch for child in node.children):
                 flush()  # the parent's prompt shows its children's summaries: they come first
             block = self._block(node)
-            key = _key(document, block, [texts[i] for i in sorted(node.reachable_segments())])
+            key = _key(document, node.title, block)
             if key in self.memo:
                 self._set(node, self.memo[key])
                 kept[key] = self.memo[key]
@@ -205,9 +206,9 @@ def _usable(text: str, title: str, words: int) -> str:
     return first_sentences(text, 2 * words)
 
 
-def _key(document: str, block: str, passages: list[str]) -> str:
+def _key(*parts: str) -> str:
     digest = hashlib.sha256()
-    for part in (document, block, *passages):
+    for part in parts:
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\x1f")
     return digest.hexdigest()[:24]
