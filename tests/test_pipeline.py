@@ -17,6 +17,7 @@ from navicite.llm.scripted import ScriptedLLM
 from navicite.navigate.store import TreeStore, build_params
 from navicite.navigate.tree import KnowledgeTree, Node, Paragraph, SegmentRef
 from navicite.pipeline import Engine
+from navicite.text.passages import cut_passages
 from navicite.text.segments import segment
 
 SOIL = "The soil of the Ouse farm is clay rich in iron and drains slowly after rain."
@@ -224,3 +225,25 @@ def test_mpr_rounds_reach_the_stage_event_and_the_answer_trace(home: Path) -> No
     assert retrieve["outputs"]["rounds"][0]["keywords"] == ["town hall", "rebuilt"]
     assert retrieve["outputs"]["ranked_against"] == ["When was lime added to the soil?", "When was the town hall rebuilt?"]
     assert answer.llm["stages"]["gap"]["calls"] == 1
+
+
+def test_navi_over_a_structure_tree_cites_the_index_passages(tmp_path: Path) -> None:
+    from navicite.navigate.build import TreeBuilder
+    from navicite.text.sections import markdown_sections
+
+    filler = "The farm keeps records of every season and every field in its ledger."
+    text = "\n".join([f"# Soil\n{SOIL} {filler} {filler}", f"# Treatment\n{LIME} {filler} {filler}", f"# Harvest\n{filler} {filler} {filler}"])
+    book = Document(id="book", title="Farm book", text=text, metadata={"sections": markdown_sections(text)})
+    settings = engine_settings(tmp_path, "ingest.passage_words=20")
+    index = create_index(settings)
+    index.upsert([book])
+    index.close()
+    outcome = TreeBuilder(settings, ScriptedLLM([])).build(book)  # three leaves: no summary to ask
+    assert (outcome.status, outcome.source) == ("built", "headings")
+    engine = Engine(settings, llm=ScriptedLLM(default=Model(), concurrency=1))
+    answer = engine.ask("When was lime added to the soil?", "navi")
+    [citation] = answer.citations
+    passages = {p.text: p for p in cut_passages(book, 20)}
+    lime = next(p for t, p in passages.items() if "lime" in t)
+    assert citation.passage_id == lime.id and citation.section == "Treatment"
+    assert citation.title == "Farm book > Treatment"

@@ -256,3 +256,9 @@ def test_summaries_the_model_failed_are_asked_again_next_time(settings: Any, kit
     assert len(TreeStore.open(settings).memo("manual")) == 0
     builder.build(kit.sectioned_document(MANUAL), force=True)
     assert model.seen.count("summarise") == 3 and len(TreeStore.open(settings).memo("manual")) == 2
+
+
+def test_a_document_of_one_passage_is_left_to_the_model(tmp_path: Any, kit: Any) -> None:
+    settings = kit.tree_settings(tmp_path, "ingest.passage_words=400")  # MANUAL is one whole-record passage
+    outcome = TreeBuilder(settings, kit.rule_llm()).build(kit.sectioned_document(MANUAL))
+    assert outcome.source == "llm" and "one passage only" in (outcome.fallback or "")

@@ -29,7 +29,7 @@ from navicite.navigate.structure import Structure, structure_of, structure_tree
 from navicite.navigate.summarise import Summariser
 from navicite.navigate.tree import BuildCost, KnowledgeTree
 from navicite.navigate.validate import TreeInvariantError, check
-from navicite.text.passages import cut_passages
+from navicite.text.passages import WHOLE_RECORD_FACTOR, cut_passages
 from navicite.text.segments import segment
 
 #: The stages of a structure tree's build.
@@ -109,7 +109,11 @@ class TreeBuilder:
         """The document's usable outline or headings, or why the model organises it (no model call)."""
         if self.settings.navigate.structure == "llm":
             return Structure("", [], "navigate.structure is 'llm'")
-        return structure_of(document)
+        structure = structure_of(document)
+        if structure.usable and document.word_count <= WHOLE_RECORD_FACTOR * self.settings.ingest.passage_words:
+            # Its one passage is the whole record (the document's own id): no sections to cut it by.
+            return Structure(structure.source, structure.sections, "one passage only: too short to follow its headings")
+        return structure
 
     def organise(self, document: Document) -> KnowledgeTree:
         """The validated tree of ``document`` (not stored): from its structure when usable, else by the model."""
