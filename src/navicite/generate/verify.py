@@ -23,8 +23,9 @@ other proposed source has either is not scored at all.
 
 Nor is a sentence cited whose content words are, several of them, in neither its sources nor
 the question (:func:`novel_words`): on the shared PDFs every sentence a reader judged
-supported had at most one such word, and every elaboration the judge let through ("returns a
-new variable that is a linear combination of the two") three or more.
+supported had at most one such word, the worst elaborations the judge let through ("returns a
+new variable that is a linear combination of the two") five or six. The limit is three, on
+with the embedded model only (:func:`novel_words_limit`).
 """
 
 from __future__ import annotations
