@@ -295,3 +295,16 @@ def test_novel_words_leave_korean_endings_out() -> None:
 
     source = "임수경은 1989년 6월 30일 평양축전에 대표로 파견되었다."
     assert novel_words("평양축전에 파견된 인물은 임수경입니다.", [source]) == []
+
+
+def test_novel_words_leave_words_about_the_sources_out() -> None:
+    from navicite.generate.verify import novel_words
+
+    # The bundled sample's answer, on its cited abstract: only "sources", "confirm" and
+    # "stating" were missing from it, and they report on the source rather than claim anything.
+    source = ("Lowering serum homocysteine levels with folic acid is expected to reduce mortality from "
+              "ischemic heart disease.")
+    claim = ("The sources confirm this by stating that lowering serum homocysteine levels with folic acid is "
+             "expected to reduce mortality from ischemic heart disease.")
+    assert novel_words(claim, [source]) == []
+    assert novel_words("The study reports a spline.", [source]) == ["spline"]

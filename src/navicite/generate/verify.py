@@ -217,17 +217,28 @@ def unmentioned(claim: str, source_texts: Iterable[str]) -> list[str]:
     return [n for n in names if not any(_mentions(n, v) for v in vocabularies)]
 
 
+# Words an answer uses to talk about its sources ("The sources confirm this by stating that ..."),
+# not to claim anything: never counted as new.
+_REPORTING = frozenset(
+    _stem(w)
+    for w in """source sources text passage passages paper study studies article author authors document
+    state states stated stating confirm confirms confirmed mention mentions mentioned report reports reported
+    say says said note notes noted describe describes described indicate indicates indicated suggest
+    suggests suggested show shows showed shown according explain explains explained""".split()
+)
+
+
 def novel_words(claim: str, source_texts: Iterable[str]) -> list[str]:
     """The content words of ``claim`` (stemmed as :func:`lexical_support` does) that none of
-    ``source_texts`` contains.
+    ``source_texts`` contains, leaving out the words that report on the sources.
 
-    Korean words are left out: compared as character pairs, their endings ("임수경입니다" of
-    "임수경은") are new pairs in almost every sentence however faithful it is.
+    Korean words are left out too: compared as character pairs, their endings ("임수경입니다"
+    of "임수경은") are new pairs in almost every sentence however faithful it is.
     """
     units = _features(claim)
     if not units:
         return []
-    known: set[str] = set()
+    known: set[str] = set(_REPORTING)
     for text in source_texts:
         known.update(_features(text))
     return [u for u in units if u not in known and not _HANGUL.search(u)]
