@@ -282,6 +282,10 @@ class GenerateSettings(Section):
     draft_max_tokens: int = Field(450, ge=32, description="Longest drafted answer.")
     section_sentences: int = Field(3, ge=1, le=10, description="Most sentences per answer section (introduction, body, conclusion).")
     short_answer: bool = Field(False, description="Ask for the answer phrase first (for exact-match benchmarks).")
+    answer_phrase: bool = Field(
+        True, description="Answer form: one short call takes the name, number or date the first sentence gives out of it, "
+        "shown above the answer (not for how/why questions; off saves the call)."
+    )
     verifier: Literal["lexical", "llm", "hybrid"] = Field(
         "hybrid", description="Support scorer: word overlap, the LLM as a yes/no judge, or overlap first and the judge when unsure."
     )

@@ -53,6 +53,8 @@ def scripted(messages: list[Message]) -> Any:
     text = "\n".join(m.content for m in messages)
     if "An answer was written" in text:
         return {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]}
+    if "Which words of the sentence answer the question?" in text:
+        return {"answer": "honey" if "bees" in text else "the moon"}
     question = text.rsplit("Question:", 1)[-1].lower()
     return DRAFTS["bees"] if "bees" in question else DRAFTS["tides"]
 
@@ -231,14 +233,15 @@ def test_run_asks_every_question_with_every_method(tmp_path: Path, docs: Path, q
     for figures in report.methods:
         assert figures.questions == 2 and figures.accuracy == 0.5  # the tides answer misses the gravity group
         assert figures.page_accuracy is None  # Markdown has no pages
-        assert figures.calls == 2.0 and figures.prompt_tokens > 0 and figures.errors == 0
+        assert figures.calls == 3.0 and figures.prompt_tokens > 0 and figures.errors == 0
     bees = report.records[0]
     assert bees.correct and bees.cited and bees.file == "bees.md" and bees.page_correct is None
     assert bees.citations[0]["file"] == "bees.md" and bees.sentences[0]["kind"] == "cited"
-    assert bees.usage["calls"] == 2 and bees.seconds > 0
+    assert bees.usage["calls"] == 3 and bees.seconds > 0
 
     # The tight method's own override reached the draft call; the others kept the default budget.
-    draft_budgets = [c.max_tokens for c in models[0].calls if "An answer was written" not in c.prompt]
+    draft_budgets = [c.max_tokens for c in models[0].calls
+                     if "An answer was written" not in c.prompt and "Which words of the sentence" not in c.prompt]
     assert len(draft_budgets) == 6
     assert draft_budgets[2:4] == [40, 40] and 40 not in draft_budgets[:2] + draft_budgets[4:]
 
@@ -281,6 +284,6 @@ def test_a_second_run_replays_the_answers_from_the_shared_cache(tmp_path: Path, 
 
     runner = DocQARunner(tmp_path / "home", BASE, cache_home=tmp_path / "cache-home", llm_factory=factory)
     first, second = (runner.run([docs], load_questions(questions), [parse_method("default")], questions) for _ in range(2))
-    assert first.methods[0].cache_hits == 0 and second.methods[0].cache_hits == 4
+    assert first.methods[0].cache_hits == 0 and second.methods[0].cache_hits == 6  # draft, align, phrase x 2
     assert (tmp_path / "cache-home" / "cache" / CACHE_FILE_NAME).is_file()
     assert any("answered from the cache" in note for note in second.notes)

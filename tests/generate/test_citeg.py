@@ -152,7 +152,7 @@ def default_citeg(llm, tmp_path, *overrides: str) -> CiteG:
 def test_answer_form_opens_with_the_cited_answer(scripted_llm, tmp_path) -> None:
     align = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}, {"index": 2, "kind": "fact", "sources": [2]},
                            {"index": 3, "kind": "fact", "sources": [1]}]}
-    llm = scripted_llm("# The Eiffel Tower\n\n## Answer\n\n" + ANSWER_DRAFT, align)
+    llm = scripted_llm("# The Eiffel Tower\n\n## Answer\n\n" + ANSWER_DRAFT, align, {"answer": "1889"})
     answer = default_citeg(llm, tmp_path).run("When was the Eiffel Tower completed?", SOURCES)
     assert [s.kind for s in answer.sentences] == ["cited", "cited", "cited"]
     assert answer.answer.startswith("The Eiffel Tower was completed in 1889 [1].")
@@ -160,6 +160,29 @@ def test_answer_form_opens_with_the_cited_answer(scripted_llm, tmp_path) -> None
     assert "no title, no headings" in llm.calls[0].prompt
     draft = next(t for t in answer.trace if t.name == "draft")
     assert draft.outputs["form"] == "answer-fact"
+    # The phrase call comes last and reads the question and the first sentence only.
+    assert answer.short_answer == "1889" and answer.to_dict()["short_answer"] == "1889"
+    assert "Sentence: The Eiffel Tower was completed in 1889." in llm.calls[-1].prompt
+    assert "<source" not in llm.calls[-1].prompt
+    assert next(t for t in answer.trace if t.name == "phrase").outputs["phrase"] == "1889"
+
+
+def test_a_phrase_the_first_sentence_does_not_hold_is_dropped(scripted_llm, tmp_path) -> None:
+    align = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}, {"index": 2, "kind": "fact", "sources": [2]},
+                           {"index": 3, "kind": "fact", "sources": [1]}]}
+    llm = scripted_llm(ANSWER_DRAFT, align, {"answer": "in 1887 by Gustave Eiffel"})
+    answer = default_citeg(llm, tmp_path).run("When was the Eiffel Tower completed?", SOURCES)
+    assert answer.short_answer is None
+    assert "not a short part" in next(t for t in answer.trace if t.name == "phrase").outputs["problem"]
+
+
+def test_an_explanation_question_costs_no_phrase_call(scripted_llm, tmp_path) -> None:
+    align = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}, {"index": 2, "kind": "fact", "sources": [2]},
+                           {"index": 3, "kind": "fact", "sources": [1]}]}
+    llm = scripted_llm(ANSWER_DRAFT, align)
+    answer = default_citeg(llm, tmp_path).run("Why was the Eiffel Tower built?", SOURCES)
+    assert len(llm.calls) == 2 and answer.short_answer is None
+    assert next(t for t in answer.trace if t.name == "phrase").outputs["skipped"] == "the question asks for an explanation"
 
 
 def test_answer_form_gap_sentence_is_neither_cited_nor_flagged(scripted_llm, tmp_path) -> None:
@@ -175,9 +198,11 @@ def test_answer_form_gap_sentence_is_neither_cited_nor_flagged(scripted_llm, tmp
 
 def test_answer_form_stream_ends_with_the_answer_first(scripted_llm, tmp_path) -> None:
     align = {"sentences": [{"index": i, "kind": "fact", "sources": [1]} for i in (1, 2, 3)]}
-    events = list(default_citeg(scripted_llm("# Eiffel\n\n" + ANSWER_DRAFT, align), tmp_path).stream("When was the Eiffel Tower completed?", SOURCES))
+    llm = scripted_llm("# Eiffel\n\n" + ANSWER_DRAFT, align, {"answer": "1889"})
+    events = list(default_citeg(llm, tmp_path).stream("When was the Eiffel Tower completed?", SOURCES))
     shown = "".join(e for e in events if isinstance(e, str)).split("\f")[-1]
     assert shown == ANSWER_DRAFT and events[-1].answer.startswith("The Eiffel Tower was completed in 1889")
+    assert events[-1].short_answer == "1889"
 
 
 def test_short_answer_mode_under_the_answer_form(scripted_llm, tmp_path) -> None:

@@ -48,3 +48,20 @@ def test_render_without_citations() -> None:
     a.sentences[1].markers = []
     a.answer = a.answer.replace(" [1]", "")
     assert "no sources cited" in rendered(a)
+
+
+def test_the_phrase_opens_the_answer_with_its_first_sentence_markers() -> None:
+    a = answer()
+    a.short_answer = "the capital of France"
+    text = rendered(a)
+    assert text.startswith("Answer: the capital of France [1]\n")
+    # In short-answer mode the text holds its own "Answer:" line: it is not shown twice.
+    a.answer = "Answer: the capital of France\n" + a.answer
+    assert rendered(a).count("Answer:") == 1
+
+
+def test_the_phrase_of_an_unsupported_first_sentence_is_flagged() -> None:
+    a = answer()
+    a.sentences[1] = SentenceRecord("Paris is the capital of France.", "unsupported")
+    a.short_answer = "the capital of France"
+    assert rendered(a).startswith(f"{UNSUPPORTED_SIGN} Answer: the capital of France\n")

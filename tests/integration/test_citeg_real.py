@@ -98,7 +98,7 @@ def test_a_korean_question_gets_a_korean_answer(real_llm, tmp_path) -> None:
     assert broken_markers(answer.answer, answer.citations) == []
 
 
-# The answer form: one easy question, a 96-token draft and lexical verification (two model calls).
+# The answer form: one easy question, a 96-token draft and lexical verification (three model calls).
 def test_the_first_sentence_answers_a_factoid_question(real_llm, tmp_path) -> None:
     settings = load_settings(tmp_path, ["generate.draft_max_tokens=96", "generate.verifier=lexical"])
     answer = CiteG(real_llm, settings).run("In which year did Marie Curie receive the Nobel Prize in Chemistry?", [CHEMISTRY, PIERRE])
@@ -110,3 +110,6 @@ def test_the_first_sentence_answers_a_factoid_question(real_llm, tmp_path) -> No
     assert len(answer.sentences) <= 4, answer.answer
     draft = next(t for t in answer.trace if t.name == "draft")
     assert draft.outputs["form"] == "answer-fact"
+    # The answer phrase, taken out of the first sentence by one short call.
+    assert answer.short_answer is not None and "1911" in answer.short_answer, answer.trace[-1]
+    assert answer.llm["stages"]["phrase"]["calls"] == 1

@@ -19,7 +19,8 @@ from navicite.errors import UserInputError
 from navicite.generate.align import Aligner, AlignResult, create_aligner
 from navicite.generate.answer import Answer, SentenceKind, SentenceRecord, Source, StageTrace
 from navicite.generate.cite import assign_markers, insert_markers
-from navicite.generate.draft import Draft, Drafter, claim_text, is_no_answer_sentence
+from navicite.generate.draft import Draft, Drafter, answer_length, claim_text, is_no_answer_sentence
+from navicite.generate.phrase import PhraseFinder
 from navicite.text.sentences import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
 from navicite.generate.verify import Verified, Verifier, create_scorer, novel_words_limit
@@ -146,9 +147,25 @@ class CiteG:
         with trace.stage("cite") as out:
             answer = self._assemble(question, draft, units, verified, entries)
             out.update(citations=len(answer.citations), unsupported=len(answer.unsupported))
+        if self.drafter.answer_form and self.settings.generate.answer_phrase:
+            with trace.stage("phrase") as out:
+                answer.short_answer = self._phrase(question, draft, answer, out)
         answer.trace = trace.stages
         answer.llm = usage_summary(calls)
         return answer
+
+    def _phrase(self, question: str, draft: Draft, answer: Answer, out: dict[str, Any]) -> str | None:
+        """The answer phrase of the first sentence, or ``None`` (the reason in ``out``: a skip is visible in the trace)."""
+        first = next((s for s in answer.sentences if s.kind != "heading"), None)
+        if draft.refused or first is None or first.kind == "general":
+            out.update(skipped="no factual first sentence")
+        elif answer_length(question, draft.language) == "broad":
+            out.update(skipped="the question asks for an explanation")
+        else:
+            phrase, problem = PhraseFinder(self.llm).run(question, claim_text(first.text))
+            out.update(phrase=phrase, problem=problem)
+            return phrase
+        return None
 
     def _assemble(self, question: str, draft: Draft, units: list[Unit], verified: list[Verified], entries: list[ContextEntry]) -> Answer:
         results = iter(verified)

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from navicite.generate.answer import Answer
 from navicite.generate.cite import with_marker
+from navicite.generate.draft import short_answer_of
 
 UNSUPPORTED_SIGN = "⚠"
 
@@ -98,9 +99,29 @@ def _by_trace_stage(usage: dict[str, dict[str, float]]) -> dict[str, dict[str, f
     return out
 
 
+def phrase_line(answer: Answer) -> Text | None:
+    """``Answer: 2004 [1]`` above an answer-form answer: its phrase, cited (or flagged) as the first sentence it comes from.
+
+    ``None`` without a phrase, or when the text already opens with its ``Answer:`` line (short-answer mode).
+    """
+    if not answer.short_answer or short_answer_of(answer.answer) is not None:
+        return None
+    first = next((s for s in answer.sentences if s.kind != "heading"), None)
+    label = "답" if answer.language == "ko" else "Answer"
+    if first is not None and first.kind == "unsupported":
+        return Text(f"{UNSUPPORTED_SIGN} {label}: {answer.short_answer}", style="bold red")
+    line = Text(f"{label}: ", style="bold")
+    line.append(answer.short_answer, style="bold")
+    if first is not None and first.markers:
+        line.append(" ")
+        line.append("".join(f"[{m}]" for m in first.markers), style="bold cyan")
+    return line
+
+
 def render_answer(answer: Answer, console: Console, show_timing: bool = False) -> None:
-    """Print ``answer`` for a person: body, a note on unsupported claims, the citation block."""
-    parts: list[RenderableType] = [answer_text(answer)]
+    """Print ``answer`` for a person: its phrase, body, a note on unsupported claims, the citation block."""
+    phrase = phrase_line(answer)
+    parts: list[RenderableType] = [*([phrase, Text("")] if phrase else []), answer_text(answer)]
     unsupported = len(answer.unsupported)
     if unsupported:
         parts.append(

@@ -152,6 +152,19 @@ function renderAnswer(answer) {
   const byMarker = new Map(answer.citations.map((c) => [c.marker, c]));
   const container = $("answer");
   const plain = answer.answer || "";
+  // The answer phrase ("Answer: 2004"), cited as the first sentence it was taken from; in
+  // short-answer mode the text holds its own "Answer:" line instead.
+  const first = answer.sentences.find((s) => s.kind !== "heading");
+  if (answer.short_answer && !/^\s*(\*\*)?(answer|답|정답)/i.test(plain) && first) {
+    const line = el("p", { class: `phrase kind-${first.kind}` });
+    if (first.kind === "unsupported") line.append(el("span", { class: "warn", text: "⚠ ", "aria-label": "unsupported" }));
+    line.append(el("strong", { text: `${answer.language === "ko" ? "답" : "Answer"}: ${answer.short_answer}` }));
+    for (const marker of first.markers) {
+      const citation = byMarker.get(marker);
+      if (citation) line.append(" ", markerLink(citation));
+    }
+    container.append(line);
+  }
   let paragraph = el("p");
   let cursor = 0;
   for (const sentence of answer.sentences) {
