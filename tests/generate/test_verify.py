@@ -308,33 +308,3 @@ def test_novel_words_leave_words_about_the_sources_out() -> None:
              "expected to reduce mortality from ischemic heart disease.")
     assert novel_words(claim, [source]) == []
     assert novel_words("The study reports a spline.", [source]) == ["spline"]
-
-
-# The HotpotQA question whose first sentence (W. H. Shipman House) each source failed alone.
-SHIPMAN = "The W. H. Shipman House is a historic house in Hilo, Hawaii, built in 1899."
-HILO = "Hilo is the largest settlement in Hawaii County and its county seat."
-SHIPMAN_CLAIM = "The W. H. Shipman House is in Hawaii County."
-
-
-def test_a_fact_joining_two_sources_is_cited_on_both_read_together(scripted_llm) -> None:
-    entries = [entry(1, SHIPMAN, "W. H. Shipman House"), entry(2, HILO, "Hilo, Hawaii")]
-    llm = scripted_llm({"supported": False}, {"supported": False}, {"supported": True})
-    verifier = Verifier(JudgeScorer(llm), threshold=0.5, general_accept=0.8)
-    [result] = verifier.run([SHIPMAN_CLAIM], [Alignment("fact", (1, 2))], entries)
-    assert result.kept == [1, 2]
-    assert [c.scorer for c in result.checks if c.kept] == ["llm+joint", "llm+joint"]
-    # The third call read both sources, each under its title.
-    joint = llm.calls[2].prompt
-    assert "W. H. Shipman House: " + SHIPMAN in joint and "Hilo, Hawaii: " + HILO in joint
-
-
-def test_no_joint_call_for_one_source_or_a_detail_none_mentions(scripted_llm) -> None:
-    entries = [entry(1, SHIPMAN, "W. H. Shipman House"), entry(2, HILO, "Hilo, Hawaii")]
-    llm = scripted_llm({"supported": False})
-    verifier = Verifier(JudgeScorer(llm), threshold=0.5, general_accept=0.8)
-    [alone] = verifier.run(["The W. H. Shipman House stands in Hilo."], [Alignment("fact", (1,))], entries[:1])
-    assert alone.kept == [] and len(llm.calls) == 1
-    llm = scripted_llm()
-    verifier = Verifier(JudgeScorer(llm), threshold=0.5, general_accept=0.8)
-    [named] = verifier.run(["The W. H. Shipman House is in Maui County."], [Alignment("fact", (1, 2))], entries)
-    assert named.kept == [] and llm.calls == []  # "Maui" is in neither source: no judge is asked

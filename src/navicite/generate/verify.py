@@ -8,9 +8,8 @@ a per-answer call budget; a claim in another language than its source (a Korean
 answer from English papers) always goes to the judge, because word overlap says
 nothing there.
 
-A factual sentence whose proposed sources each fail alone is scored once more on them read
-together (up to three, :func:`joined_entry`): a two-hop sentence joins two sources' facts. If
-that fails too, the source with the best word overlap is scored as its last chance. A factual sentence left with no source
+A factual sentence whose proposed sources all fail gets one more chance: the source
+with the best word overlap is scored too. A factual sentence left with no source
 is ``unsupported``.
 
 Whatever a scorer says, a sentence is not cited on sources that never mention what it
@@ -33,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import Stemmer
@@ -64,10 +63,6 @@ _RESCUE_FLOOR = 0.3
 NAME_CHECK = "names"
 #: The scorer named in a check that the wording rule decided (too many words the sources lack).
 WORDING_CHECK = "wording"
-#: Appended to the scorer of a check that passed on the sentence's sources read together.
-JOINT_CHECK = "joint"
-#: Most sources read together for one sentence.
-JOINT_SOURCES = 3
 
 
 class Scorer(Protocol):
@@ -413,7 +408,6 @@ class Verifier:
         proposed = [(i, n) for i, a in enumerate(alignments) for n in a.sources if n in by_number]
         proposed_for = {i: [n for j, n in proposed if j == i] for i in range(len(sentences))}
         self._check(sentences, proposed, by_number, results, proposed_for)
-        self._check_jointly(sentences, results, by_number, proposed_for)
         # Second chance for claims left bare, and exact matches for general sentences.
         rescue: list[tuple[int, int]] = []
         for i, result in enumerate(results):
@@ -472,29 +466,6 @@ class Verifier:
         for (i, n), (score, scorer) in zip(scored, scores):
             self._record(results[i], by_number[n], score, scorer)
 
-    def _check_jointly(self, sentences: list[str], results: list[Verified], by_number: dict[int, ContextEntry],
-                       proposed_for: dict[int, list[int]]) -> None:
-        """Ask once more, of its proposed sources together, about a fact that none of them supports alone.
-
-        A two-hop sentence ("the house is in Hawaii County": one source puts it in Hilo, another
-        Hilo in the county) joins two sources' facts, and a judge reading one source at a time
-        rejects it; the citation metric reads a sentence's cited passages together. Sentences a
-        rule settled (a detail none of the sources mentions, too many new words) are not asked again.
-        """
-        asked: list[tuple[int, list[int]]] = []
-        for i, result in enumerate(results):
-            numbers = proposed_for.get(i, [])[:JOINT_SOURCES]
-            settled = any(c.scorer in (NAME_CHECK, WORDING_CHECK) for c in result.checks)
-            if result.kind == "fact" and not result.kept and len(numbers) >= 2 and not settled:
-                asked.append((i, numbers))
-        if not asked:
-            return
-        scores = self.scorer.score([(sentences[i], joined_entry([by_number[n] for n in numbers])) for i, numbers in asked])
-        for (i, numbers), (score, scorer) in zip(asked, scores):
-            if score >= self.threshold:
-                for n in numbers:
-                    self._record(results[i], by_number[n], score, f"{scorer}+{JOINT_CHECK}")
-
     def _require_mentions(self, sentence: str, result: Verified, by_number: dict[int, ContextEntry]) -> None:
         """Drop the kept sources of a sentence naming something none of them mentions."""
         if result.kept and unmentioned(sentence, [*(_source_text(by_number[n]) for n in result.kept), *self._given]):
@@ -527,14 +498,6 @@ class Verifier:
         result.checks.append(SupportCheck(entry.number, entry.source.doc_id, round(score, 4), kept, scorer))
         if kept:
             result.kept.append(entry.number)
-
-
-def joined_entry(entries: list[ContextEntry]) -> ContextEntry:
-    """Several sources as one, each text under its title: what a judge reads to check a sentence that joins them."""
-    first = entries[0]
-    text = "\n\n".join(f"{e.source.title}: {e.text}" if e.source.title else e.text for e in entries)
-    title = " / ".join(e.source.title for e in entries if e.source.title)
-    return ContextEntry(first.number, replace(first.source, title=title), text, any(e.truncated for e in entries))
 
 
 def _drop_kept(result: Verified, rule: str) -> None:
