@@ -41,6 +41,10 @@ def test_model_written_markers_are_removed() -> None:
     assert clean_draft("The trial (Source 1) found a drop (sources 2 and 3).") == "The trial found a drop."
     assert clean_draft("서울은 크다 (출처 1).") == "서울은 크다."
     assert clean_draft("A source (the 2019 trial) said so.") == "A source (the 2019 trial) said so."
+    # A real draft (HotpotQA, embedded model) that copied the prompt's source markup after its answer.
+    echoed = 'Jonny Craig has been a member of more bands than Pete Doherty.\n\n1. <source id="1">Title: Jonny Craig\n2. <source id="3">Title: The Libertines'
+    assert clean_draft(echoed) == "Jonny Craig has been a member of more bands than Pete Doherty."
+    assert clean_draft("He sang <source id=2>in Emarosa</source>.") == "He sang in Emarosa."
     assert clean_draft("Answer: <yes>\nIt is <b>so</b>.") == "Answer: yes\nIt is <b>so</b>."
 
 

@@ -100,7 +100,9 @@ class Answer:
     """A cited answer.
 
     ``answer`` is the draft with ``[n]`` markers inserted; every marker in it has an
-    entry in ``citations``. ``short_answer`` is set in short-answer mode.
+    entry in ``citations``. ``short_answer`` is the answer phrase: the one the short-answer
+    mode writes, or in the answer form the one taken out of the first sentence
+    (:mod:`navicite.generate.phrase`), which shares that sentence's markers.
     """
 
     question: str

@@ -50,6 +50,10 @@ _MODEL_MARKERS = re.compile(
     r"|\((?:sources?|출처)\s*\d+(?:\s*(?:,|;|and|&|및|–|-)\s*\d+)*\s*\))",
     re.IGNORECASE,
 )
+# The prompt's source markup, when the model copies it: a line that is the opening of a source
+# (an optional list number, the tag, its "Title:" line) carries nothing the answer says.
+_ECHOED_SOURCE_LINE = re.compile(r"^[ \t]*(?:\d+[.)][ \t]*)?<source\b[^>\n]*>[ \t]*(?:Title:[^\n]*)?$\n?", re.IGNORECASE | re.MULTILINE)
+_SOURCE_MARKUP = re.compile(r"</?source\b[^>\n]*>", re.IGNORECASE)
 _SHORT_ANSWER = re.compile(rf"^\s*{ANSWER_LABEL}\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 # The prompt shows the answer's place as "<answer phrase>"; the model may keep the brackets.
 _SLOTTED_ANSWER = re.compile(rf"^(\s*{ANSWER_LABEL}\s*)<([^<>\n]+)>", re.IGNORECASE | re.MULTILINE)
@@ -189,8 +193,10 @@ def no_answer_text(language: str) -> str:
 
 
 def clean_draft(text: str) -> str:
-    """The model's text without citation markers it was told not to write, and trimmed."""
-    return _SLOTTED_ANSWER.sub(r"\1\2", _MODEL_MARKERS.sub("", text)).strip()
+    """The model's text without citation markers it was told not to write, without the prompt's
+    source markup it copied (a list of ``<source id="1">Title: ...`` lines), and trimmed."""
+    text = _ECHOED_SOURCE_LINE.sub("", text)
+    return _SLOTTED_ANSWER.sub(r"\1\2", _MODEL_MARKERS.sub("", _SOURCE_MARKUP.sub("", text))).strip()
 
 
 def without_unfinished_tail(text: str) -> str:
