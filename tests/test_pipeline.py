@@ -62,9 +62,9 @@ class Model:
             self.stages.append("leaf")
             found = "lime" in text.split('<passage n="1">')[1].split("</passage>")[0].lower()
             return {"passages": [1] if found else [], "gap": "" if found else "when", "closed": found}
-        if "Which words of the sentence answer the question?" in text:
+        if "Take the answer out of a sentence" in text:
             self.stages.append("phrase")
-            return {"answer": text.split("Sentence:")[1].split()[-1].rstrip(".")}
+            return {"answer": text.split("Sentence:")[-1].splitlines()[0].split()[-1].rstrip(".")}
         if self.stages and self.stages[-1] == "draft":
             self.stages.append("align")
             return ALIGN
@@ -102,6 +102,7 @@ def test_navi_hands_each_evidence_passage_to_citeg_with_its_path(home: Path) -> 
         (["Farm report", "Treatment"], "navigation"), (["Farm report", "Soil"], "fill")
     ]
     assert model.stages == ["level", "leaf", "leaf", "draft", "align", "phrase"]
+    assert answer.short_answer == "1930"
     assert "retrieve" not in [t.name for t in answer.trace]
     assert answer.trace[0].name == "navigate"
     assert answer.trace[0].outputs["navigations"][0]["evidence"][0]["passage_id"] == "seg1"

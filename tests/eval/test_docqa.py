@@ -53,7 +53,7 @@ def scripted(messages: list[Message]) -> Any:
     text = "\n".join(m.content for m in messages)
     if "An answer was written" in text:
         return {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]}
-    if "Which words of the sentence answer the question?" in text:
+    if "Take the answer out of a sentence" in text:
         return {"answer": "honey" if "bees" in text else "the moon"}
     question = text.rsplit("Question:", 1)[-1].lower()
     return DRAFTS["bees"] if "bees" in question else DRAFTS["tides"]
@@ -241,7 +241,7 @@ def test_run_asks_every_question_with_every_method(tmp_path: Path, docs: Path, q
 
     # The tight method's own override reached the draft call; the others kept the default budget.
     draft_budgets = [c.max_tokens for c in models[0].calls
-                     if "An answer was written" not in c.prompt and "Which words of the sentence" not in c.prompt]
+                     if "An answer was written" not in c.prompt and "Take the answer out of a sentence" not in c.prompt]
     assert len(draft_budgets) == 6
     assert draft_budgets[2:4] == [40, 40] and 40 not in draft_budgets[:2] + draft_budgets[4:]
 
