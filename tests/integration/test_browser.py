@@ -150,6 +150,12 @@ def test_ask_in_the_page(server_url: str, browser, tmp_path: Path) -> None:
     passage = driver.find_element(By.ID, "passage")
     wait.until(lambda d: passage.is_displayed())
     assert passage.find_element(By.TAG_NAME, "blockquote").text.strip()
+    # A record without pages has no place line (it once read "null").
+    assert "null" not in passage.text.split("\n")[1:2], passage.text
+    # "How long ...?" asks for one thing: the answer phrase opens the answer, cited like its sentence.
+    phrases = driver.find_elements(By.CSS_SELECTOR, "#answer p.phrase")
+    if phrases:
+        assert phrases[0].text.startswith("Answer: ") and len(phrases[0].text) > len("Answer: "), phrases[0].text
 
     # The hostile markup is text everywhere: no element was created from it and nothing ran.
     driver.save_screenshot(str(tmp_path / "answer.png"))

@@ -230,14 +230,15 @@ function showPassage(anchor, citation, pin) {
   const box = $("passage");
   const href = pageHref(citation);
   const place = citationPlace(citation);
-  box.replaceChildren(
+  // replaceChildren would show a null as the text "null": the optional parts are filtered out.
+  box.replaceChildren(...[
     el("div", { class: "passage-title", text: `[${citation.marker}] ${citation.title || citation.doc_id}` }),
     place ? el("div", { class: "passage-place", text: place }) : null,
     el("blockquote", {}, quoted(citation.passage || "(no passage recorded)", citation.quote)),
     href ? el("a", { href, target: "_blank", rel: "noopener noreferrer", text: "open the source ↗" })
          : el("span", { class: "muted", text: `document ${citation.doc_id}` }),
     pin ? el("button", { type: "button", class: "close", text: "close", onclick: hidePassage }) : null,
-  );
+  ].filter(Boolean));
   const rect = anchor.getBoundingClientRect();
   box.style.top = `${window.scrollY + rect.bottom + 6}px`;
   box.style.left = `${Math.max(8, Math.min(window.scrollX + rect.left, window.innerWidth - 440))}px`;
