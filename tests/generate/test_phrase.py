@@ -40,7 +40,7 @@ def test_a_phrase_must_answer_the_question_asked() -> None:
     assert valid_phrase("Jonny Craig", "Jonny Craig has been a member of more bands than Pete Doherty.", bands) == "Jonny Craig"
 
 
-def test_a_korean_name_is_found_inside_the_word_it_ends(scripted_llm) -> None:
+def test_a_korean_name_is_found_inside_the_word_it_ends() -> None:
     assert valid_phrase("임수경", "방북한 대학생은 임수경입니다.") == "임수경"
 
 

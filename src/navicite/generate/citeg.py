@@ -69,6 +69,7 @@ class CiteG:
         self.selector = SourceSelector(settings)
         self.drafter = Drafter(llm, settings)
         self.aligner: Aligner = create_aligner(llm, settings, align)
+        self.phrases = PhraseFinder(llm)
 
     def run(self, question: str, sources: list[Source]) -> Answer:
         """The cited answer to ``question`` from ``sources`` (best first, as reranked).
@@ -162,7 +163,7 @@ class CiteG:
         elif answer_length(question, draft.language) == "broad":
             out.update(skipped="the question asks for an explanation")
         else:
-            phrase, problem = PhraseFinder(self.llm).run(question, claim_text(first.text))
+            phrase, problem = self.phrases.run(question, claim_text(first.text))
             out.update(phrase=phrase, problem=problem)
             return phrase
         return None

@@ -53,7 +53,9 @@ _MODEL_MARKERS = re.compile(
 # The prompt's source markup, when the model copies it: a line that is the opening of a source
 # (an optional list number, the tag, its "Title:" line) carries nothing the answer says.
 _ECHOED_SOURCE_LINE = re.compile(r"^[ \t]*(?:\d+[.)][ \t]*)?<source\b[^>\n]*>[ \t]*(?:Title:[^\n]*)?$\n?", re.IGNORECASE | re.MULTILINE)
-_SOURCE_MARKUP = re.compile(r"</?source\b[^>\n]*>", re.IGNORECASE)
+# The sources arrive as <source id="n"> blocks; a draft that writes one copied the prompt's markup.
+_SOURCE_TAG = re.compile(r"</?source\b", re.IGNORECASE)
+_SOURCE_MARKUP = re.compile(_SOURCE_TAG.pattern + r"[^>\n]*>", re.IGNORECASE)
 _SHORT_ANSWER = re.compile(rf"^\s*{ANSWER_LABEL}\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 # The prompt shows the answer's place as "<answer phrase>"; the model may keep the brackets.
 _SLOTTED_ANSWER = re.compile(rf"^(\s*{ANSWER_LABEL}\s*)<([^<>\n]+)>", re.IGNORECASE | re.MULTILINE)
@@ -63,8 +65,6 @@ _MIN_LETTERS_TO_JUDGE = 24
 _ECHO_WORDS = 6
 _WORD = re.compile(r"\w+")
 _SLOT = re.compile(r"<[a-z][^<>\n]{2,80}>")
-# The sources arrive as <source id="n"> blocks; a draft that writes one copied the prompt's markup.
-_SOURCE_TAG = re.compile(r"</?source\b", re.IGNORECASE)
 # How a finished sentence (or a quotation or bracket closing one) ends.
 _FINISHED = re.compile(r"[.!?。！？…)\]\"'”’»*]\s*$")
 _LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")

@@ -51,10 +51,11 @@ def valid_phrase(phrase: str, sentence: str, question: str = "") -> str | None:
     if not words:
         return None
     held = sentence.lower()
+    sentence_words = _WORD.findall(held)
     if tidy.lower() in _YES_NO:
-        opens = _WORD.findall(held)[:1] == words
+        opens = sentence_words[:1] == words
         return (tidy.capitalize() if tidy.isascii() else tidy) if opens or _YES_NO_QUESTION.match(question) else None
-    if len(words) > MAX_PHRASE_WORDS or len(words) >= len(_WORD.findall(held)):
+    if len(words) > MAX_PHRASE_WORDS or len(words) >= len(sentence_words):
         return None
     # Substrings, not whole words: a Korean name is kept out of the word it ends in ("임수경입니다").
     if not all(w in held for w in words):

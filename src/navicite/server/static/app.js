@@ -153,9 +153,11 @@ function renderAnswer(answer) {
   const container = $("answer");
   const plain = answer.answer || "";
   // The answer phrase ("Answer: 2004"), cited as the first sentence it was taken from; in
-  // short-answer mode the text holds its own "Answer:" line instead.
+  // short-answer mode the text holds its own "Answer:" line instead (the label the Python side
+  // reads, generate/language.py ANSWER_LABEL).
   const first = answer.sentences.find((s) => s.kind !== "heading");
-  if (answer.short_answer && !/^\s*(\*\*)?(answer|답|정답)/i.test(plain) && first) {
+  const labelled = /^\s*(?:\*\*)?(?:short\s+)?(?:answer|답|정답|답변)(?:\*\*)?\s*:/im.test(plain);
+  if (answer.short_answer && !labelled && first) {
     const line = el("p", { class: `phrase kind-${first.kind}` });
     if (first.kind === "unsupported") line.append(el("span", { class: "warn", text: "⚠ ", "aria-label": "unsupported" }));
     line.append(el("strong", { text: `${answer.language === "ko" ? "답" : "Answer"}: ${answer.short_answer}` }));
