@@ -1,7 +1,9 @@
 """BM25 over a handful of texts held in memory: one document's segments, a training pool.
 
 The collection index (tantivy) answers questions over the whole collection; this is for
-ranking a small list on the spot, with English stemming and stop words, no files.
+ranking a small list on the spot, no files. Texts and queries are read into the index's
+own terms (:func:`navicite.index.words.terms`), so a word matches here as it does there;
+a query's stop words are left out, so a text sharing only "the" with it scores nothing.
 """
 
 from __future__ import annotations
@@ -10,32 +12,27 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from navicite.index.words import terms
+
 
 class LocalBM25:
     """BM25 scores of ``texts`` for any query."""
 
     def __init__(self, texts: Sequence[str]) -> None:
         import bm25s
-        import Stemmer
 
         self.size = len(texts)
-        self._stemmer = Stemmer.Stemmer("english")
         self._bm25 = bm25s.BM25()
         if self.size:
-            tokens = bm25s.tokenize(list(texts), stopwords="en", stemmer=self._stemmer, show_progress=False)
-            self._bm25.index(tokens, show_progress=False)
+            self._bm25.index([terms(t) for t in texts], show_progress=False)
 
     def scores(self, query: str) -> np.ndarray:
         """One score per text, in order; all zero when the query has no word the texts could match."""
-        import bm25s
-
         out = np.zeros(self.size, dtype=np.float32)
-        if not self.size:
+        words = [w for w in dict.fromkeys(terms(query, drop_stopwords=True)) if w in self._bm25.vocab_dict] if self.size else []
+        if not words:
             return out
-        tokens = bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer, show_progress=False)
-        if not tokens.ids or not tokens.ids[0]:
-            return out
-        ids, scores = self._bm25.retrieve(tokens, k=self.size, show_progress=False, n_threads=1)
+        ids, scores = self._bm25.retrieve([words], k=self.size, show_progress=False, n_threads=1)
         out[ids[0].astype(int)] = scores[0]
         return out
 

@@ -35,7 +35,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import Stemmer
 from pydantic import BaseModel
 
 from navicite import prompts
@@ -43,6 +42,7 @@ from navicite.config import Settings
 from navicite.generate.align import Alignment
 from navicite.generate.answer import SupportCheck
 from navicite.generate.sources import ContextEntry
+from navicite.index.words import stem
 from navicite.llm.base import LLM, CallOptions, LLMError
 
 _WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+", re.UNICODE)
@@ -54,7 +54,6 @@ _STOPWORDS = frozenset(
     had into about over under between after before during while both either each other more most very only
     just all any some one two many much same own because""".split()
 )
-_STEMMER = Stemmer.Stemmer("english")
 # Below this overlap a same-language pair is not worth a judge call.
 _LEXICAL_REJECT = 0.15
 # Rescue candidates need at least this overlap to be scored at all.
@@ -77,7 +76,7 @@ class Scorer(Protocol):
 
 def _stem(word: str) -> str:
     """Stemmed, then cut: "builds"/"build" and "published"/"publisher" meet."""
-    return _STEMMER.stemWord(word.lower())[:6]
+    return stem(word)[:6]
 
 
 def _features(text: str) -> dict[str, float]:
