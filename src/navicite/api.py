@@ -27,8 +27,7 @@ from navicite.documents import Document, Passage, place_label
 from navicite.errors import UserInputError
 from navicite.generate.answer import Answer
 from navicite.index import free_text, parse_boolean
-from navicite.ingest import IngestProgress, IngestSummary, ingest
-from navicite.ingest.records import EmptyRecord, nothing_to_index
+from navicite.ingest import IngestProgress, IngestSummary
 from navicite.llm.base import LLM
 from navicite.pipeline import Engine, Event, Mode
 
@@ -96,15 +95,7 @@ class Collection:
                 documents.append(item)
             else:
                 paths.append(Path(item).expanduser())
-        summary = ingest(paths, self.settings, fmt=fmt, progress=progress, index=self.engine.collection) if paths else IngestSummary()
-        if documents:
-            # The same rule as for records read from files: nothing to index is skipped and counted.
-            summary.empty.extend(EmptyRecord("Document", d.id) for d in documents if nothing_to_index(d.title, d.abstract, d.text))
-            report = self.engine.collection.upsert([d for d in documents if not nothing_to_index(d.title, d.abstract, d.text)])
-            summary.added += len(report.added)
-            summary.replaced += len(report.replaced)
-            summary.unchanged += len(report.unchanged)
-        return summary
+        return self.engine.collection.ingest(paths, fmt=fmt, progress=progress, documents=documents)
 
     def delete(self, doc_ids: str | Iterable[str]) -> list[str]:
         """Remove documents (with their passages and trees); returns the ids that existed."""

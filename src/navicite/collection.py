@@ -20,7 +20,8 @@ from pathlib import Path
 from navicite.config import Settings
 from navicite.documents import Document, Passage
 from navicite.index.base import LexicalIndex, UpsertReport
-from navicite.ingest.records import FieldMapping
+from navicite.ingest.base import Failure
+from navicite.ingest.records import EmptyRecord, FieldMapping
 from navicite.ingest.runner import IngestRunner, IngestSummary, ProgressCallback
 from navicite.navigate.store import TreeStore
 from navicite.text.passages import cut_passages
@@ -95,9 +96,17 @@ class CollectionStore:
     # -- writes --------------------------------------------------------------------------------
 
     def ingest(self, paths: Iterable[Path | str], fmt: str = "auto", mapping: FieldMapping | None = None,
-               progress: ProgressCallback | None = None) -> IngestSummary:
-        """Read files and folders into this collection (see :class:`~navicite.ingest.runner.IngestRunner`)."""
-        return IngestRunner(self.settings, index=self, progress=progress).run(paths, fmt, mapping)
+               progress: ProgressCallback | None = None, documents: Iterable[Document] = ()) -> IngestSummary:
+        """Read files and folders, then ``documents``, into this collection (see :class:`~navicite.ingest.runner.IngestRunner`)."""
+        return IngestRunner(self.settings, index=self, progress=progress).run(paths, fmt, mapping, documents)
+
+    def add(self, items: Iterable[Document | Failure | EmptyRecord]) -> IngestSummary:
+        """Write documents already read (by a loader, a server upload, a program) in committed batches.
+
+        Failures and empty records in ``items`` are counted in the summary, not written; a
+        document with nothing to index is counted as empty.
+        """
+        return IngestRunner(self.settings, index=self).add(items)
 
     def upsert(self, documents: Iterable[Document]) -> UpsertReport:
         """Add new documents, replace changed ones (their passages and trees go with them), skip unchanged ones."""

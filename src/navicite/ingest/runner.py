@@ -1,9 +1,10 @@
-"""The ingest stage: paths in, documents upserted into the index in committed batches."""
+"""The ingest stage: paths (or documents already read) in, documents upserted into the index in committed batches."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from itertools import chain
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -14,7 +15,7 @@ from navicite.index.base import UpsertReport
 from navicite.ingest.base import Failure
 from navicite.ingest.detect import plan_paths
 from navicite.ingest.loaders import load
-from navicite.ingest.records import EmptyRecord, FieldMapping
+from navicite.ingest.records import EmptyRecord, FieldMapping, RecordStream, nothing_to_index
 
 # What happened to an id in this run; a later batch can only raise the rank
 # (a duplicate that replaces a document added earlier in the run still counts as added).
@@ -126,9 +127,14 @@ class IngestRunner:
         self.settings = settings
         self._index = index
         self._progress = progress
+        # Where the run is, for progress: (files, files done, current file); none for documents given as objects.
+        self._at: tuple[list[tuple[Path, str]], int, str] | None = None
+        self._seen: dict[str, None] = {}
+        self._summary = IngestSummary()
 
-    def run(self, paths: Iterable[Path | str], fmt: str = "auto", mapping: FieldMapping | None = None) -> IngestSummary:
-        """Ingest files and folders.
+    def run(self, paths: Iterable[Path | str], fmt: str = "auto", mapping: FieldMapping | None = None,
+            documents: Iterable[Document] = ()) -> IngestSummary:
+        """Ingest files and folders, then ``documents`` given as objects.
 
         Raises:
             UserInputError: a path does not exist or the format is unknown (checked
@@ -136,13 +142,28 @@ class IngestRunner:
         """
         started = time.perf_counter()
         plan = plan_paths([Path(p) for p in paths], fmt)
-        index = self._index
         summary = IngestSummary(failed=list(plan.failures), skipped=[str(p) for p in plan.skipped])
+        return self._write(chain(self._read(plan.items, mapping), documents), summary, started)
+
+    def add(self, items: Iterable[Document | Failure | EmptyRecord]) -> IngestSummary:
+        """Ingest documents already read (a loader's stream: failures and empty records are counted, not written)."""
+        return self._write(items, IngestSummary(), time.perf_counter())
+
+    def _read(self, items: list[tuple[Path, str]], mapping: FieldMapping | None) -> RecordStream:
+        for done, (path, file_format) in enumerate(items):
+            self._at = (items, done, str(path))
+            yield from load(path, file_format, mapping)
+            self._at = (items, done + 1, str(path))
+            self._report()
+
+    def _write(self, items: Iterable[Document | Failure | EmptyRecord], summary: IngestSummary, started: float) -> IngestSummary:
+        index = self._index
         tally = _Tally()
-        seen: set[str] = set()
+        seen: dict[str, None] = {}
         duplicates: dict[str, None] = {}
         pending: dict[str, Document] = {}
         batch_size = self.settings.ingest.batch_size
+        self._seen, self._summary = seen, summary
 
         def flush() -> None:
             if pending:
@@ -150,32 +171,33 @@ class IngestRunner:
                 tally.record(report)
                 pending.clear()
 
-        for done, (path, file_format) in enumerate(plan.items):
-            for item in load(path, file_format, mapping):
-                if isinstance(item, Failure):
-                    summary.failed.append(item)
-                    continue
-                if isinstance(item, EmptyRecord):
-                    summary.empty.append(item)
-                    continue
-                if item.id in seen:
-                    duplicates[item.id] = None
-                    pending.pop(item.id, None)  # re-inserted below, so the last occurrence keeps its place
-                seen.add(item.id)
-                pending[item.id] = item
-                if len(pending) >= batch_size:
-                    flush()
-                    self._report(plan.items, done, len(seen), summary, str(path))
-            self._report(plan.items, done + 1, len(seen), summary, str(path))
+        for item in items:
+            if isinstance(item, Document) and nothing_to_index(item.title, item.abstract, item.text):
+                item = EmptyRecord("Document", item.id)  # the same rule as for records read from files
+            if isinstance(item, Failure):
+                summary.failed.append(item)
+                continue
+            if isinstance(item, EmptyRecord):
+                summary.empty.append(item)
+                continue
+            if item.id in seen:
+                duplicates[item.id] = None
+                pending.pop(item.id, None)  # re-inserted below, so the last occurrence keeps its place
+            seen[item.id] = None
+            pending[item.id] = item
+            if len(pending) >= batch_size:
+                flush()
+                self._report()
         flush()
         summary.added, summary.replaced, summary.unchanged = (tally.count(o) for o in ("added", "replaced", "unchanged"))
         summary.duplicates = list(duplicates)
         summary.seconds = time.perf_counter() - started
         return summary
 
-    def _report(self, items: list[tuple[Path, str]], done: int, documents: int, summary: IngestSummary, current: str) -> None:
-        if self._progress:
-            self._progress(IngestProgress(len(items), done, documents, len(summary.failed), current))
+    def _report(self) -> None:
+        if self._progress and self._at is not None:
+            items, done, current = self._at
+            self._progress(IngestProgress(len(items), done, len(self._seen), len(self._summary.failed), current))
 
 
 def ingest(

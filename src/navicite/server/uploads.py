@@ -6,28 +6,29 @@ the ingest runner reads it from there. Documents read from a whole file (Markdow
 text, HTML, PDF) would otherwise take their id, title and link from that
 generated path, so they are given an id derived from the client's file name
 (re-uploading a file of the same name replaces it), a title from that name and
-no local link.
+no local link, before they reach the collection (``CollectionStore.add``). JSON
+records go to the collection as they are, without a file.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import replace
+from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from navicite.collection import CollectionStore
 from navicite.config import Settings
 from navicite.documents import Document, content_id
 from navicite.errors import UserInputError
-from navicite.index.base import UpsertReport
-from navicite.ingest import ingest
-from navicite.ingest.runner import DocumentSink
-from navicite.ingest.base import file_id, file_link
-from navicite.ingest.detect import EXTENSIONS
+from navicite.ingest.base import Failure, file_id, file_link
+from navicite.ingest.detect import EXTENSIONS, plan_paths
+from navicite.ingest.loaders import load
+from navicite.ingest.records import EmptyRecord, FieldMapping, record_to_document
 
 #: File name endings the API accepts (the ingest formats that are single files).
 ALLOWED_SUFFIXES: tuple[str, ...] = tuple(sorted({s for endings in EXTENSIONS.values() for s in endings}))
@@ -65,28 +66,14 @@ def allowed_suffix(filename: str | None) -> str:
     return suffix
 
 
-class _Renaming:
-    """Index adapter for the ingest runner: fixes the identity of documents read from temp files."""
-
-    def __init__(self, index: DocumentSink, names: dict[Path, str]) -> None:
-        self._index = index
-        self._by_id = {file_id(path): (path, name) for path, name in names.items()}
-        self.ids: list[str] = []
-
-    def _fix(self, doc: Document) -> Document:
-        origin = self._by_id.get(doc.id)
-        if origin is None:
-            return doc  # a record from a JSON/JSONL upload keeps its own id
-        path, name = origin
-        title = Path(name).stem.replace("_", " ").strip() if doc.title == path.stem else doc.title
-        link = "" if doc.link == file_link(path) else doc.link
-        metadata = {k: name if v == str(path) else v for k, v in doc.metadata.items()}
-        return replace(doc, id=content_id("upload", name), title=title or name, link=link, metadata=metadata)
-
-    def upsert(self, documents: Iterable[Document]) -> UpsertReport:
-        fixed = [self._fix(d) for d in documents]
-        self.ids.extend(d.id for d in fixed)
-        return self._index.upsert(fixed)
+def _as_uploaded(doc: Document, path: Path, name: str) -> Document:
+    """A document read from the saved file ``path``, with the identity of the client's file ``name``."""
+    if doc.id != file_id(path):
+        return doc  # a record of an uploaded JSON/JSONL file keeps its own id
+    title = Path(name).stem.replace("_", " ").strip() if doc.title == path.stem else doc.title
+    link = "" if doc.link == file_link(path) else doc.link
+    metadata = {k: name if v == str(path) else v for k, v in doc.metadata.items()}
+    return replace(doc, id=content_id("upload", name), title=title or name, link=link, metadata=metadata)
 
 
 class UploadBatch:
@@ -97,6 +84,9 @@ class UploadBatch:
         self.limit = settings.server.max_upload_mb * 1024 * 1024
         self._dir = tempfile.TemporaryDirectory(prefix="navicite-upload-")
         self.names: dict[Path, str] = {}
+        self.records: list[dict[str, Any]] = []
+        #: Ids of the documents read so far, in order (repeats included).
+        self.ids: list[str] = []
         self._written = 0
 
     def __enter__(self) -> UploadBatch:
@@ -123,12 +113,8 @@ class UploadBatch:
         self.names[path] = display_name(filename)
 
     def add_records(self, records: list[dict[str, Any]]) -> None:
-        """Write JSON records (``id``, ``title``, ``abstract``, ``text``, ``link``, ...) as one JSONL file."""
-        path = self._new_path(".jsonl")
-        with path.open("w", encoding="utf-8") as out:
-            for record in records:
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self.names[path] = "records"
+        """Keep JSON records (``id``, ``title``, ``abstract``, ``text``, ``link``, ...) to ingest with the files."""
+        self.records.extend(records)
 
     def _count(self, size: int) -> None:
         self._written += size
@@ -138,21 +124,37 @@ class UploadBatch:
                 "or raise server.max_upload_mb"
             )
 
-    def ingest(self, index: DocumentSink) -> dict[str, Any]:
-        """Ingest every saved file into ``index`` (the collection); the summary names files by their client names."""
-        if not self.names:
+    def documents(self) -> Iterator[Document | Failure | EmptyRecord]:
+        """What the request holds, read: each file's documents under its client name, then the records."""
+        plan = plan_paths(list(self.names))
+        yield from plan.failures
+        read = (
+            _as_uploaded(item, path, self.names[path]) if isinstance(item, Document) else item
+            for path, fmt in plan.items
+            for item in load(path, fmt)
+        )
+        records = (record_to_document(r, FieldMapping(), f"records:{n}") for n, r in enumerate(self.records, start=1))
+        for item in chain(read, records):
+            if isinstance(item, Document):
+                self.ids.append(item.id)
+            yield item
+
+    def ingest(self, collection: CollectionStore) -> dict[str, Any]:
+        """Add everything received to ``collection``; the summary names files by their client names."""
+        if not self.names and not self.records:
             raise UserInputError("nothing to ingest: send files (multipart field 'files') or JSON {\"records\": [...]}")
-        adapter = _Renaming(index, self.names)
-        summary = ingest(list(self.names), self.settings, index=adapter)
+        summary = collection.add(self.documents())
         out = summary.to_dict()
         out["failed"] = [
             {"file": self._client_name(f.path), "reason": f.reason.replace(self._dir.name, "")} for f in summary.failed
         ]
         out["skipped"] = []
-        out["ids"] = list(dict.fromkeys(adapter.ids))
+        out["ids"] = list(dict.fromkeys(self.ids))
         return out
 
     def _client_name(self, where: str) -> str:
+        if where.startswith("records:"):
+            return where  # a JSON record: its place in the request's list
         for path, name in self.names.items():
             if where.startswith(str(path)):
                 return name + where[len(str(path)):]  # keeps ':line' / '#n' of a record failure
