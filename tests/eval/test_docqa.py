@@ -25,8 +25,7 @@ from navicite.eval.docqa import (
     parse_method,
     parse_methods,
 )
-from navicite.index import create as create_index
-from navicite.ingest import ingest
+from navicite.collection import CollectionStore
 from navicite.llm.base import Message
 from navicite.llm.scripted import ScriptedLLM
 from navicite.text.passages import page_text
@@ -139,14 +138,13 @@ def timedep(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """timedep.pdf as the index stores it (ingested for real, read back with get)."""
     if not TIMEDEP.is_file():
         pytest.skip(f"shared PDF not found at {TIMEDEP}")
-    settings = load_settings(tmp_path_factory.mktemp("pdf-home"), BASE)
-    index = create_index(settings)
+    collection = CollectionStore(load_settings(tmp_path_factory.mktemp("pdf-home"), BASE))
     try:
-        ingest([TIMEDEP], settings, index=index)
-        [doc_id] = list(index.ids())
-        return index.get(doc_id)
+        collection.ingest([TIMEDEP])
+        [doc_id] = list(collection.documents.ids())
+        return collection.get(doc_id)
     finally:
-        index.close()
+        collection.close()
 
 
 def test_page_text_cuts_the_stored_pdf_text_at_its_page_starts(timedep: Any) -> None:

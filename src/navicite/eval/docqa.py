@@ -512,13 +512,12 @@ class DocQARunner:
 
     def _ingest(self, files: list[Path], scratch: Path) -> tuple[list[dict[str, Any]], list[str]]:
         """Ingest once for every method; the documents (id, file, title, pages) and notes on failures."""
-        from navicite.index import create as create_index
-        from navicite.ingest import ingest
+        from navicite.collection import CollectionStore
 
-        settings = load_settings(scratch, self.overrides)
-        index = create_index(settings)
+        collection = CollectionStore(load_settings(scratch, self.overrides))
+        index = collection.documents
         try:
-            summary = ingest(files, settings, index=index)
+            summary = collection.ingest(files)
             documents = []
             for doc_id in index.ids():
                 doc = index.get(doc_id)
@@ -527,7 +526,7 @@ class DocQARunner:
                     documents.append({"id": doc.id, "file": Path(source).name if source else "", "title": doc.title,
                                       "pages": len(doc.metadata.get("page_starts") or [])})
         finally:
-            index.close()
+            collection.close()
         notes = [f"could not read {f.path}: {f.reason}" for f in summary.failed]
         for note in notes:
             self.notify(note)

@@ -3,7 +3,7 @@
 from navicite.ingest.base import FORMATS, Failure
 from navicite.ingest.loaders import load
 from navicite.ingest.records import FieldMapping
-from navicite.ingest.runner import IngestProgress, IngestRunner, IngestSummary, ingest
+from navicite.ingest.runner import IngestProgress, IngestRunner, IngestSummary
 from navicite.ingest.sample import sample_documents, sample_path, sample_questions
 
 __all__ = [
@@ -13,7 +13,6 @@ __all__ = [
     "IngestProgress",
     "IngestRunner",
     "IngestSummary",
-    "ingest",
     "load",
     "sample_documents",
     "sample_path",

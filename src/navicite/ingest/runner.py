@@ -199,19 +199,3 @@ class IngestRunner:
             items, done, current = self._at
             self._progress(IngestProgress(len(items), done, len(self._seen), len(self._summary.failed), current))
 
-
-def ingest(
-    paths: Iterable[Path | str],
-    settings: Settings,
-    fmt: str = "auto",
-    mapping: FieldMapping | None = None,
-    progress: ProgressCallback | None = None,
-    *,
-    index: DocumentSink,
-) -> IngestSummary:
-    """Ingest files and folders into ``index`` (see :class:`IngestRunner`).
-
-    ``index`` is normally a :class:`~navicite.collection.CollectionStore`, whose upsert keeps
-    passages and trees in step with the documents (``CollectionStore.ingest`` passes itself).
-    """
-    return IngestRunner(settings, index=index, progress=progress).run(paths, fmt, mapping)
