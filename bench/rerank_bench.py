@@ -143,9 +143,10 @@ def speed(resources: EvalResources, hf_model: str | None, folder: Path, depths: 
     hybrid = create(resources.settings, known_vectors=_vectors(resources))
     _timed("hybrid only (stored vectors)", lambda n: hybrid.rerank(question.text, items[:n], 50), None, len(texts))
     for depth in depths:
-        settings = _with(resources.settings, backend="navicite", model=str(folder), cascade_depth=depth)
+        settings = _with(resources.settings, backend="navicite", model=str(folder),
+                         navicite=resources.settings.rerank.navicite.model_copy(update={"depth": depth}))
         cascade = create(settings, known_vectors=_vectors(resources))
-        _timed(f"cascade int8 depth {depth} @{settings.rerank.cascade_max_length}", lambda n, c=cascade: c.rerank(question.text, items[:n], 50), None, len(texts))
+        _timed(f"cascade int8 depth {depth} @{settings.rerank.navicite.max_length}", lambda n, c=cascade: c.rerank(question.text, items[:n], 50), None, len(texts))
     print(_load())
 
 
@@ -192,8 +193,8 @@ def quality(resources: EvalResources, questions: list[EvalQuestion], folder: Pat
     known = _vectors(resources)
     hybrid = create(settings, known_vectors=known)
     none = FusionReranker()
-    scorers = {v: OnnxCrossEncoder(folder, v, threads=settings.rerank.onnx_threads) for v in variants}
-    length = settings.rerank.cascade_max_length
+    scorers = {v: OnnxCrossEncoder(folder, v, threads=settings.rerank.navicite.onnx_threads) for v in variants}
+    length = settings.rerank.navicite.max_length
     out = MethodRuns()
     for done, (question, pool) in enumerate(zip(questions, pools), 1):
         if done % every == 0 and done < len(questions):
@@ -218,7 +219,7 @@ def quality(resources: EvalResources, questions: list[EvalQuestion], folder: Pat
         judge = create(_with(settings, backend="llm"), known_vectors=known, llm=resources.llm)
         before = resources.llm.usage.totals().get("rerank", {})
         for question, pool in list(zip(questions, pools))[:llm_limit]:
-            out.add(f"llm d{settings.rerank.llm_depth} (first {llm_limit} q)", question.id, *_timed_rerank(judge, question.text, pool))
+            out.add(f"llm d{settings.rerank.llm.depth} (first {llm_limit} q)", question.id, *_timed_rerank(judge, question.text, pool))
         after = resources.llm.usage.totals().get("rerank", {})
         cost = {k: after.get(k, 0) - before.get(k, 0) for k in ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "seconds")}
         print(f"llm judge cost over {llm_limit} questions: {cost['calls']:.0f} calls ({cost['cache_hits']:.0f} from cache), "
@@ -263,8 +264,8 @@ def main() -> None:
     settings = load_settings(args.home, args.overrides)
     folder = onnx_folder(args.model, args.onnx_dir, settings)
     depths = [int(d) for d in args.depths.split(",")]
-    weights = [float(w) for w in args.weights.split(",")] if args.weights else [settings.rerank.cascade_weight]
-    print(f"model {args.model or 'shipped'} -> ONNX folder {folder}; cascade length {settings.rerank.cascade_max_length}, "
+    weights = [float(w) for w in args.weights.split(",")] if args.weights else [settings.rerank.navicite.weight]
+    print(f"model {args.model or 'shipped'} -> ONNX folder {folder}; cascade length {settings.rerank.navicite.max_length}, "
           f"depths {depths}, weights {weights}; {platform.machine()}, {os.cpu_count()} CPUs shared, {_load()}")
     if args.speed:
         scifact = load_dataset("beir:../shared/data/scifact", "train")

@@ -99,3 +99,79 @@ def test_default_threads_count_the_physical_cores_this_process_may_use(monkeypat
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)))
     assert 1 <= default_threads() <= 8  # capped, and CPUs without topology files still count
     assert load_settings(None, ["llm.threads=3"]).llm.threads == 3
+
+
+def test_each_source_over_the_one_below(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # defaults < navicite.toml < environment < preset ('quality': generate.verifier=llm, rerank.backend=navicite) < -s
+    (tmp_path / CONFIG_FILE_NAME).write_text(
+        '[rerank]\nbackend = "llm"\n[rerank.navicite]\ndepth = 3\nweight = 0.6\n[generate]\nmax_sources = 7\nverifier = "lexical"\n'
+    )
+    monkeypatch.setenv("NAVICITE_RERANK__NAVICITE__DEPTH", "5")
+    monkeypatch.setenv("NAVICITE_RERANK__BACKEND", "cross-encoder")
+    monkeypatch.setenv("NAVICITE_GENERATE__VERIFIER", "lexical")
+    s = load_settings(tmp_path, ["generate.verifier=hybrid"], preset="quality")
+    assert s.rerank.top_n == 50 and s.rerank.navicite.max_length == 256  # defaults
+    assert s.rerank.navicite.weight == 0.6 and s.generate.max_sources == 7  # file
+    assert s.rerank.navicite.depth == 5  # environment over file
+    assert s.rerank.backend == "navicite"  # preset over environment and file
+    assert s.generate.verifier == "hybrid"  # -s over preset, environment and file
+    assert load_settings(tmp_path, ["rerank.navicite.depth=9"]).rerank.navicite.depth == 9
+
+
+def test_backend_sections_are_nested_in_every_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    defaults = load_settings(tmp_path).rerank
+    assert (defaults.navicite.depth, defaults.navicite.weight, defaults.navicite.onnx_variant) == (20, 0.3, "int8")
+    assert (defaults.llm.depth, defaults.llm.batch, defaults.llm.passage_chars) == (20, 4, 700)
+    assert (defaults.hybrid.dense_weight, defaults.hybrid.bm25_weight, defaults.hybrid.agreement_weight) == (0.5, 0.4, 0.1)
+    monkeypatch.setenv("NAVICITE_RERANK__NAVICITE__DEPTH", "5")
+    monkeypatch.setenv("NAVICITE_RERANK__LLM__BATCH", "2")
+    s = load_settings(tmp_path, ["rerank.hybrid.bm25_weight=0.2"])
+    assert (s.rerank.navicite.depth, s.rerank.llm.batch, s.rerank.hybrid.bm25_weight) == (5, 2, 0.2)
+    assert s.rerank.navicite.weight == 0.3 and s.rerank.hybrid.dense_weight == 0.5  # siblings keep their defaults
+    monkeypatch.setenv("NAVICITE_RERANK__NAVICITE__DEPTH", "-1")
+    with pytest.raises(ConfigError, match=r"rerank\.navicite\.depth"):
+        load_settings(tmp_path)
+
+
+@pytest.mark.parametrize("where", ["override", "file", "environment"])
+def test_an_old_flat_key_names_its_new_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    overrides = []
+    if where == "override":
+        overrides = ["rerank.cascade_depth=5"]
+    elif where == "file":
+        (tmp_path / CONFIG_FILE_NAME).write_text("[rerank]\ncascade_depth = 5\n")
+    else:
+        monkeypatch.setenv("NAVICITE_RERANK__CASCADE_DEPTH", "5")
+    with pytest.raises(ConfigError, match=r"rerank\.cascade_depth was renamed to rerank\.navicite\.depth"):
+        load_settings(tmp_path, overrides)
+
+
+def test_every_renamed_key_points_at_a_real_setting(tmp_path: Path) -> None:
+    from navicite.config import RerankSettings
+
+    s = load_settings(tmp_path)
+    for old, new in RerankSettings.renamed.items():
+        section, *rest = new.split(".")
+        node = getattr(s, section)
+        for part in rest:
+            node = getattr(node, part)  # the new place exists
+        with pytest.raises(ConfigError, match=f"{old} was renamed to {new}".replace(".", r"\.")):
+            load_settings(tmp_path, [f"{old}=1"])
+
+
+def test_api_key_variable_is_the_server_key_only_when_nothing_else_sets_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NAVICITE_API_KEY", "from-env")
+    assert load_settings(tmp_path).server.api_key == "from-env"
+    (tmp_path / CONFIG_FILE_NAME).write_text('[server]\napi_key = "from-file"\n')
+    assert load_settings(tmp_path).server.api_key == "from-file"
+    assert load_settings(tmp_path, ["server.api_key=from-override"]).server.api_key == "from-override"
+    assert load_settings(tmp_path).llm.api_key is None  # never the chat model's key
+
+
+def test_variables_that_are_not_settings_are_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NAVICITE_PRESET", "fast")  # read by the CLI's --preset, not a setting
+    monkeypatch.setenv("NAVICITE_HOME", str(tmp_path / "elsewhere"))
+    assert load_settings(tmp_path).home == tmp_path  # an explicit home wins over NAVICITE_HOME
+    monkeypatch.setenv("NAVICITE_LLM__THREAD", "1")  # a typo in a known section is still an error
+    with pytest.raises(ConfigError, match=r"llm\.thread"):
+        load_settings(tmp_path)

@@ -2,10 +2,13 @@
 
 Values come, lowest precedence first, from the defaults below, the TOML file
 ``navicite.toml`` in the data directory, environment variables
-(``NAVICITE_<SECTION>__<KEY>``, e.g. ``NAVICITE_LLM__THREADS=1``) and finally
-overrides given on the command line (``--set llm.threads=1``). Every section
-forbids unknown keys, so a typo in a config file is an error rather than a
-silently ignored value.
+(``NAVICITE_<SECTION>__<KEY>``, e.g. ``NAVICITE_LLM__THREADS=1`` or
+``NAVICITE_RERANK__NAVICITE__DEPTH=5``), a named preset and finally overrides
+given on the command line (``--set llm.threads=1``), all read by
+pydantic-settings' own sources. A backend's own knobs sit in its sub-section
+(``rerank.navicite.depth``). Every section forbids unknown keys, so a typo in a
+config file is an error rather than a silently ignored value, and a key that
+moved is an error naming its new place.
 """
 
 from __future__ import annotations
@@ -13,10 +16,17 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
+from pydantic_settings import (
+    BaseSettings,
+    InitSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
 from navicite.errors import ConfigError
 
@@ -25,9 +35,21 @@ DEFAULT_HOME = Path(".navicite")
 
 
 class Section(BaseModel):
-    """Base of every settings section: unknown keys are errors."""
+    """Base of every settings section: unknown keys are errors, and so are keys that moved."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    #: Old dotted names of this section's keys and where they went (an old name is an error naming the new one).
+    renamed: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _moved_keys(cls, data: Any) -> Any:
+        if cls.renamed and isinstance(data, dict):
+            moved = [f"{old} was renamed to {new}" for old, new in cls.renamed.items() if old.rpartition(".")[2] in data]
+            if moved:
+                raise PydanticCustomError("renamed_setting", "; ".join(moved))
+        return data
 
 
 class IndexSettings(Section):
@@ -179,8 +201,53 @@ class RetrieveSettings(Section):
     round_max_tokens: int = Field(128, ge=32, description="Reply budget of the missing-information call.")
 
 
+class HybridRerankSettings(Section):
+    """The hybrid scorer (``rerank.backend=hybrid``, and the first stage of 'navicite' and 'llm')."""
+
+    # Grid-searched (steps of 0.1) on SciFact train questions 100-299, statistical analysis;
+    # agreement is kept small (0.0 scored 0.707 nDCG@10 there, 0.1 scored 0.702).
+    dense_weight: float = Field(0.5, ge=0.0, description="Weight of the embedding cosine.")
+    bm25_weight: float = Field(0.4, ge=0.0, description="Weight of the flat-question BM25 score.")
+    agreement_weight: float = Field(0.1, ge=0.0, description="Weight of portfolio agreement.")
+
+
+class NaviciteRerankSettings(Section):
+    """The 'navicite' backend: hybrid orders all candidates, the shipped cross-encoder re-scores the head."""
+
+    # 270 pairs at 256 tokens do not fit 2 s on 2 cores (see bench/rerank_bench.py). Length and
+    # weight: the shipped model's best on SciFact train 1-200 and HotpotQA closed (MODEL_CARD.md);
+    # at 128 tokens it reads too little of an abstract and falls below hybrid on SciFact.
+    depth: int = Field(20, ge=0, description="Candidates of the hybrid order the cross-encoder scores.")
+    max_length: int = Field(256, ge=16, description="Tokens per (question, passage) pair.")
+    weight: float = Field(0.3, ge=0.0, le=1.0, description="Weight of the cross-encoder score against the hybrid score.")
+    onnx_variant: Literal["int8", "fp32"] = Field("int8", description="Which exported ONNX model to run.")
+    onnx_threads: int = Field(2, ge=1, description="ONNX Runtime intra-op threads.")
+
+
+class LLMRerankSettings(Section):
+    """The 'llm' backend: the chat model grades the head of the hybrid order."""
+
+    depth: int = Field(20, ge=0, description="Candidates of the hybrid order the LLM grades.")
+    batch: int = Field(4, ge=1, le=10, description="Passages graded by one call.")
+    passage_chars: int = Field(700, ge=100, description="Characters of each passage shown to the LLM.")
+
+
 class RerankSettings(Section):
-    """Re-ranking of the pooled candidates."""
+    """Re-ranking of the pooled candidates; each backend's own knobs are in its sub-section."""
+
+    renamed: ClassVar[dict[str, str]] = {
+        "rerank.dense_weight": "rerank.hybrid.dense_weight",
+        "rerank.bm25_weight": "rerank.hybrid.bm25_weight",
+        "rerank.agreement_weight": "rerank.hybrid.agreement_weight",
+        "rerank.cascade_depth": "rerank.navicite.depth",
+        "rerank.cascade_max_length": "rerank.navicite.max_length",
+        "rerank.cascade_weight": "rerank.navicite.weight",
+        "rerank.onnx_variant": "rerank.navicite.onnx_variant",
+        "rerank.onnx_threads": "rerank.navicite.onnx_threads",
+        "rerank.llm_depth": "rerank.llm.depth",
+        "rerank.llm_batch": "rerank.llm.batch",
+        "rerank.llm_passage_chars": "rerank.llm.passage_chars",
+    }
 
     backend: str = Field(
         "hybrid",
@@ -188,27 +255,13 @@ class RerankSettings(Section):
         "'navicite' (the shipped cross-encoder over the hybrid head), 'llm' (the chat model grades the hybrid head), "
         "or a backend added with navicite.rerank.register_backend.",
     )
-    model: str | None = None
+    model: str | None = Field(None, description="cross-encoder: a CrossEncoder folder or hub id; navicite: another model than the shipped one.")
     top_n: int = Field(50, ge=1)
-    max_length: int = Field(256, ge=16)
-    batch_size: int = Field(16, ge=1, description="Pairs per cross-encoder forward pass.")
-    # Hybrid weights: grid-searched (steps of 0.1) on SciFact train questions 100-299, statistical
-    # analysis; agreement is kept small (0.0 scored 0.707 nDCG@10 there, 0.1 scored 0.702).
-    dense_weight: float = Field(0.5, ge=0.0, description="Hybrid: weight of the embedding cosine.")
-    bm25_weight: float = Field(0.4, ge=0.0, description="Hybrid: weight of the flat-question BM25 score.")
-    agreement_weight: float = Field(0.1, ge=0.0, description="Hybrid: weight of portfolio agreement.")
-    # navicite backend: hybrid orders all candidates, the cross-encoder re-scores the head
-    # (270 pairs at 256 tokens do not fit 2 s on 2 cores; see bench/rerank_bench.py). Length and
-    # weight: the shipped model's best on SciFact train 1-200 and HotpotQA closed (MODEL_CARD.md);
-    # at 128 tokens it reads too little of an abstract and falls below hybrid on SciFact.
-    cascade_depth: int = Field(20, ge=0, description="navicite: candidates of the hybrid order the cross-encoder scores.")
-    cascade_max_length: int = Field(256, ge=16, description="navicite: tokens per (question, passage) pair.")
-    cascade_weight: float = Field(0.3, ge=0.0, le=1.0, description="navicite: weight of the cross-encoder score against the hybrid score.")
-    onnx_variant: Literal["int8", "fp32"] = Field("int8", description="navicite: which exported ONNX model to run.")
-    onnx_threads: int = Field(2, ge=1, description="navicite: ONNX Runtime intra-op threads.")
-    llm_depth: int = Field(20, ge=0, description="llm: candidates of the hybrid order the LLM grades.")
-    llm_batch: int = Field(4, ge=1, le=10, description="llm: passages graded by one call.")
-    llm_passage_chars: int = Field(700, ge=100, description="llm: characters of each passage shown to the LLM.")
+    max_length: int = Field(256, ge=16, description="cross-encoder: tokens per (question, passage) pair.")
+    batch_size: int = Field(16, ge=1, description="Pairs per cross-encoder forward pass (cross-encoder and navicite).")
+    hybrid: HybridRerankSettings = Field(default_factory=HybridRerankSettings)
+    navicite: NaviciteRerankSettings = Field(default_factory=NaviciteRerankSettings)
+    llm: LLMRerankSettings = Field(default_factory=LLMRerankSettings)
 
 
 class NavigateSettings(Section):
@@ -312,11 +365,17 @@ class ServerSettings(Section):
 
 
 class Settings(BaseSettings):
-    """All of navicite's settings for one data directory (``home``)."""
+    """All of navicite's settings for one data directory (``home``).
+
+    Built directly (``Settings(home=...)``) it reads the same sources as :func:`load_settings`:
+    the given values over ``NAVICITE_*`` variables over ``<home>/navicite.toml``.
+    """
 
     model_config = SettingsConfigDict(
         extra="forbid",
         validate_assignment=True,
+        env_prefix="NAVICITE_",
+        env_nested_delimiter="__",
     )
 
     home: Path = DEFAULT_HOME
@@ -339,9 +398,21 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # load_settings layers file, environment and overrides itself (the file's
-        # location depends on home), so explicit values are the only source here.
-        return (init_settings,)
+        """Highest first: explicit values (preset and ``-s`` overrides), ``NAVICITE_*`` variables,
+        ``<home>/navicite.toml``, then ``NAVICITE_API_KEY`` as ``server.api_key``."""
+        explicit = init_settings.init_kwargs if isinstance(init_settings, InitSettingsSource) else {}
+        home = Path(explicit.get("home") or os.environ.get("NAVICITE_HOME") or DEFAULT_HOME)
+        config_file = home / CONFIG_FILE_NAME
+        try:
+            toml_settings = TomlConfigSettingsSource(settings_cls, toml_file=config_file)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{config_file}: not valid TOML ({exc}); fix or remove the file") from exc
+        except OSError as exc:
+            raise ConfigError(f"{config_file}: cannot read ({exc.strerror})") from exc
+        sources: tuple[PydanticBaseSettingsSource, ...] = (init_settings, env_settings, toml_settings)
+        if api_key := os.environ.get("NAVICITE_API_KEY"):
+            sources += (InitSettingsSource(settings_cls, init_kwargs={"server": {"api_key": api_key}}),)
+        return sources
 
     @property
     def index_dir(self) -> Path:
@@ -421,28 +492,13 @@ def _merge(base: dict[str, Any], path: list[str], value: Any) -> None:
     node[path[-1]] = value
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc}); fix or remove the file") from exc
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
-
-
-def _env_values() -> dict[str, Any]:
-    """Environment values as a nested dict, so they can be layered over the file."""
-    values: dict[str, Any] = {}
-    for name, raw in os.environ.items():
-        if not name.startswith("NAVICITE_") or name in ("NAVICITE_HOME", "NAVICITE_API_KEY"):
-            continue
-        path = name[len("NAVICITE_"):].lower().split("__")
-        _merge(values, path, raw)
-    return values
-
-
 def load_settings(home: Path | str | None = None, overrides: list[str] | None = None, preset: str | None = None) -> Settings:
     """Build the effective settings for a data directory.
+
+    Lowest precedence first: defaults, ``<home>/navicite.toml``, ``NAVICITE_<SECTION>__<KEY>``
+    variables (``NAVICITE_API_KEY`` is ``server.api_key`` where nothing else sets it), the
+    preset, then ``overrides`` (pydantic-settings' TOML, environment and init sources, see
+    :meth:`Settings.settings_customise_sources`).
 
     Args:
         home: the data directory; defaults to ``$NAVICITE_HOME`` or ``./.navicite``.
@@ -452,34 +508,15 @@ def load_settings(home: Path | str | None = None, overrides: list[str] | None = 
     Raises:
         ConfigError: a file, variable or override names an unknown key or a bad value.
     """
-    home_path = Path(home or os.environ.get("NAVICITE_HOME") or DEFAULT_HOME)
-    data: dict[str, Any] = {}
-    config_file = home_path / CONFIG_FILE_NAME
-    if config_file.is_file():
-        data = _read_toml(config_file)
-    for path, value in _flatten(_env_values()):
-        _merge(data, path, value)
+    explicit: dict[str, Any] = {}
     for text in [*preset_overrides(preset), *(overrides or [])]:
         path, value = parse_override(text)
-        _merge(data, path, value)
-    data["home"] = home_path
-    if os.environ.get("NAVICITE_API_KEY") and not data.get("server", {}).get("api_key"):
-        _merge(data, ["server", "api_key"], os.environ["NAVICITE_API_KEY"])
+        _merge(explicit, path, value)
+    explicit["home"] = Path(home or os.environ.get("NAVICITE_HOME") or DEFAULT_HOME)
     try:
-        return Settings(**data)
+        return Settings(**explicit)
     except ValidationError as exc:
         raise ConfigError(_describe(exc)) from exc
-
-
-def _flatten(tree: dict[str, Any], prefix: list[str] | None = None) -> list[tuple[list[str], Any]]:
-    out: list[tuple[list[str], Any]] = []
-    for key, value in tree.items():
-        path = [*(prefix or []), key]
-        if isinstance(value, dict):
-            out.extend(_flatten(value, path))
-        else:
-            out.append((path, value))
-    return out
 
 
 def _describe(exc: ValidationError) -> str:

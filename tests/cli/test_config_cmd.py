@@ -27,3 +27,15 @@ def test_unknown_setting_is_a_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "llm.thread" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_config_show_lists_nested_backend_settings_with_secrets_masked(tmp_path: Path) -> None:
+    import os
+
+    env = {**os.environ, "NAVICITE_API_KEY": "s3cret", "NAVICITE_RERANK__NAVICITE__DEPTH": "7", "COLUMNS": "200"}
+    result = run("--home", str(tmp_path), "-s", "llm.api_key=abc", "config", "show", env=env)
+    assert result.returncode == 0, result.stderr
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in result.stdout.splitlines() if line.count("│") >= 3}
+    assert rows["rerank.navicite.depth"] == "7" and rows["rerank.llm.batch"] == "4" and rows["rerank.hybrid.dense_weight"] == "0.5"
+    assert rows["llm.api_key"] == rows["server.api_key"] == "'***'"
+    assert "s3cret" not in result.stdout and "abc" not in result.stdout

@@ -88,7 +88,7 @@ def test_depth_bounds_the_calls_and_answers_are_cached(tmp_path: Path) -> None:
 
 
 def test_create_builds_the_llm_backend_or_explains(settings: Settings, scripted_llm: Callable[..., ScriptedLLM]) -> None:
-    cfg = settings.model_copy(update={"rerank": settings.rerank.model_copy(update={"backend": "llm", "llm_depth": 7})})
+    cfg = settings.model_copy(update={"rerank": settings.rerank.model_copy(update={"backend": "llm", "llm": settings.rerank.llm.model_copy(update={"depth": 7})})})
     judge = rerank.create(cfg, llm=scripted_llm())
     assert judge.name == "llm" and judge.depth == 7 and judge.prior.name == "hybrid"
     rerank.release(judge)

@@ -99,7 +99,7 @@ def test_navicite_backend_with_a_real_exported_model(settings: Settings, exporte
         RerankItem("statin", "Statins and heart attacks. Statin therapy reduced cardiovascular events.", {"bm25": 2.0}),
     ]
     for variant in ("int8", "fp32"):
-        reranker = rerank.create(_with(settings, backend="navicite", model=str(exported_cross_encoder), onnx_variant=variant, cascade_depth=2))
+        reranker = rerank.create(_with(settings, backend="navicite", model=str(exported_cross_encoder), navicite=settings.rerank.navicite.model_copy(update={"onnx_variant": variant, "depth": 2})))
         assert reranker.name == "navicite"
         scored = reranker.rerank(QUESTION, items, top_n=3)
         assert sorted(s.doc_id for s in scored) == ["gut", "statin", "vitd"]
@@ -119,7 +119,7 @@ def test_shipped_weights_rank_the_relevant_abstract_first(settings: Settings) ->
         RerankItem("vitd", "Vitamin D and falls\nIn a trial of 2,000 women, vitamin D supplements lowered the rate of hip fractures.", {"bm25": 1.0}),
         RerankItem("statin", "Statins and heart attacks\nStatin therapy reduced cardiovascular events.", {"bm25": 2.0}),
     ]
-    reranker = rerank.create(_with(settings, backend="navicite", cascade_weight=1.0))
+    reranker = rerank.create(_with(settings, backend="navicite", navicite=settings.rerank.navicite.model_copy(update={"weight": 1.0})))
     try:
         scored = reranker.rerank("Vitamin D supplementation reduces hip fractures in older women.", items, top_n=3)
     finally:

@@ -59,7 +59,7 @@ def test_hybrid_with_real_embeddings_prefers_the_relevant_text(settings: Setting
 
 def test_hybrid_dense_only_weights_follow_cosine(settings: Settings) -> None:
     dense_only = settings.model_copy(
-        update={"rerank": settings.rerank.model_copy(update={"bm25_weight": 0.0, "agreement_weight": 0.0})}
+        update={"rerank": settings.rerank.model_copy(update={"hybrid": settings.rerank.hybrid.model_copy(update={"bm25_weight": 0.0, "agreement_weight": 0.0})})}
     )
     scored = rerank.create(dense_only).rerank(QUESTION, ITEMS, top_n=3)
     cosines = [s.signals["dense"] for s in scored]

@@ -22,10 +22,17 @@ def show(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json", hel
         print_json(data)
         return
     table = Table("setting", "value", title=f"settings for {data['home']}")
-    for section, values in data.items():
-        if isinstance(values, dict):
-            for key, value in values.items():
-                table.add_row(f"{section}.{key}", repr(value))
-        else:
-            table.add_row(section, repr(values))
+    for key, value in _rows(data):
+        table.add_row(key, repr(value))
     out_console.print(table)
+
+
+def _rows(data: dict, prefix: str = "") -> list[tuple[str, object]]:
+    """``section.key`` (``section.backend.key`` for a nested section) and value of every setting."""
+    rows: list[tuple[str, object]] = []
+    for key, value in data.items():
+        if isinstance(value, dict):
+            rows.extend(_rows(value, f"{prefix}{key}."))
+        else:
+            rows.append((f"{prefix}{key}", value))
+    return rows

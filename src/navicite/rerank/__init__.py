@@ -61,7 +61,7 @@ def _hybrid(
     from navicite.rerank.hybrid import HybridReranker
 
     cfg = settings.rerank
-    weights = {"dense": cfg.dense_weight, "bm25": cfg.bm25_weight, "agreement": cfg.agreement_weight}
+    weights = {"dense": cfg.hybrid.dense_weight, "bm25": cfg.hybrid.bm25_weight, "agreement": cfg.hybrid.agreement_weight}
     return HybridReranker(embedder or embed.create(settings), weights, known_vectors, collection_vectors(settings))
 
 
@@ -94,11 +94,11 @@ def _navicite(
     from navicite.rerank.onnx import OnnxCrossEncoder
 
     cfg = settings.rerank
-    folder = resolve_weights(cfg.model, cfg.onnx_variant, settings.cache_dir)
-    scorer = OnnxCrossEncoder(folder, cfg.onnx_variant, threads=cfg.onnx_threads)
+    folder = resolve_weights(cfg.model, cfg.navicite.onnx_variant, settings.cache_dir)
+    scorer = OnnxCrossEncoder(folder, cfg.navicite.onnx_variant, threads=cfg.navicite.onnx_threads)
     return CascadeReranker(
-        _hybrid(settings, known_vectors, embedder), scorer, depth=cfg.cascade_depth, weight=cfg.cascade_weight,
-        max_length=cfg.cascade_max_length, batch_size=cfg.batch_size,
+        _hybrid(settings, known_vectors, embedder), scorer, depth=cfg.navicite.depth, weight=cfg.navicite.weight,
+        max_length=cfg.navicite.max_length, batch_size=cfg.batch_size,
     )
 
 
@@ -117,7 +117,7 @@ def _llm(
             raise ConfigError("rerank.backend=llm needs a chat model: set llm.backend (e.g. embedded), or use rerank.backend=hybrid")
         llm = llm_package.create(settings)
     return LLMJudgeReranker(
-        _hybrid(settings, known_vectors, embedder), llm, depth=cfg.llm_depth, batch=cfg.llm_batch, passage_chars=cfg.llm_passage_chars
+        _hybrid(settings, known_vectors, embedder), llm, depth=cfg.llm.depth, batch=cfg.llm.batch, passage_chars=cfg.llm.passage_chars
     )
 
 
