@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from navicite.eval.datasets import DatasetError, load_dataset, parse_choices
+from navicite.ingest.records import FieldMapping, load_beir, load_jsonl, load_title_corpus, title_document_id
 
 
 def test_beir_loads_judged_queries_with_grades(beir_dir: Path) -> None:
@@ -15,7 +16,30 @@ def test_beir_loads_judged_queries_with_grades(beir_dir: Path) -> None:
     assert [q.id for q in data.questions] == ["q1", "q2", "q3"]
     assert data.questions[2].gold == {"d2": 1, "d4": 0}
     assert {d.id for d in data.corpus} == {"d1", "d2", "d3", "d4", "d5"}
-    assert data.corpus[0].title == "Photosynthesis" and "sunlight" in data.corpus[0].abstract
+    # BEIR's ``text`` is the document's text, as navicite ingest reads it.
+    assert data.corpus[0].title == "Photosynthesis" and "sunlight" in data.corpus[0].text and not data.corpus[0].abstract
+
+
+def test_corpora_are_the_documents_navicite_ingest_makes(beir_dir: Path, hotpot_files: Path, tmp_path: Path) -> None:
+    assert load_dataset(f"beir:{beir_dir}", "test").corpus == list(load_beir(beir_dir, FieldMapping()))
+    shared = hotpot_files.with_name("mini-corpus.json")
+    assert load_dataset(f"hotpotqa:{hotpot_files}").corpus == list(load_title_corpus(shared, FieldMapping()))
+    (tmp_path / "corpus.jsonl").write_text(json.dumps({"id": "x", "title": "X", "text": "body", "year": 1}) + "\n")
+    (tmp_path / "mine.jsonl").write_text(json.dumps({"question": "q?", "gold_ids": ["x"]}) + "\n")
+    assert load_dataset(f"jsonl:{tmp_path / 'mine.jsonl'}").corpus == list(load_jsonl(tmp_path / "corpus.jsonl", FieldMapping()))
+
+
+def test_beir_record_failure_names_file_and_line(beir_dir: Path) -> None:
+    corpus = beir_dir / "corpus.jsonl"
+    corpus.write_text(corpus.read_text() + json.dumps({"_id": "d9", "year": 2000}) + "\n")
+    with pytest.raises(DatasetError, match=rf"{corpus}:6: record has no title and no text"):
+        load_dataset(f"beir:{beir_dir}", "test")
+
+
+def test_beir_empty_record_is_skipped_as_ingest_skips_it(beir_dir: Path) -> None:
+    corpus = beir_dir / "corpus.jsonl"
+    corpus.write_text(corpus.read_text() + json.dumps({"_id": "d9", "title": "", "text": " "}) + "\n")
+    assert "d9" not in {d.id for d in load_dataset(f"beir:{beir_dir}", "test").corpus}
 
 
 def test_corpus_key_follows_corpus_bytes(beir_dir: Path) -> None:
@@ -67,11 +91,11 @@ def test_bad_specs(spec: str, message: str) -> None:
 def test_hotpot_shared_corpus_and_gold_titles(hotpot_files: Path) -> None:
     data = load_dataset(f"hotpotqa:{hotpot_files}")
     question = data.questions[0]
-    assert question.gold == {"Ada Lovelace": 1, "Charles Babbage": 1}
+    assert question.gold == {title_document_id("Ada Lovelace"): 1, title_document_id("Charles Babbage"): 1}
     assert question.answers == ("London",) and question.candidates == ()
     assert len(data.corpus) == 4
     assert data.corpus_files == (hotpot_files.with_name("mini-corpus.json"),)
-    babbage = next(d for d in data.corpus if d.id == "Charles Babbage")
+    babbage = next(d for d in data.corpus if d.id == title_document_id("Charles Babbage"))
     assert babbage.text == "Charles Babbage designed the Analytical Engine. He was born in London."
 
 
@@ -87,8 +111,12 @@ def test_hotpot_distractor_layout_restricts_to_own_paragraphs(tmp_path: Path) ->
     path = tmp_path / "dev.json"
     path.write_text(json.dumps([rec]))
     data = load_dataset(f"hotpotqa:{path}")
-    assert data.questions[0].candidates == ("A", "B", "C")
-    assert data.questions[0].gold == {"A": 1, "B": 1}
+    ids = {title: title_document_id(title) for title in "ABC"}
+    assert data.questions[0].candidates == (ids["A"], ids["B"], ids["C"])
+    assert data.questions[0].gold == {ids["A"]: 1, ids["B"]: 1}
+    # The same paragraph in a shared corpus file is the same document.
+    (tmp_path / "corpus.json").write_text(json.dumps({"A": ["a."]}))
+    assert data.corpus[0] == next(load_title_corpus(tmp_path / "corpus.json", FieldMapping()))
 
 
 def test_hotpot_malformed_record(tmp_path: Path) -> None:
@@ -121,6 +149,7 @@ def test_musique_gold_maps_to_shared_corpus(tmp_path: Path) -> None:
     (tmp_path / "mu-5.json").write_text(json.dumps([question]))
     data = load_dataset(f"musique:{tmp_path / 'mu-5.json'}")
     assert len(data.corpus) == 3
+    assert data.corpus == list(load_title_corpus(tmp_path / "mu-corpus.json", FieldMapping()))
     gold = next(iter(data.questions[0].gold))
     assert next(d for d in data.corpus if d.id == gold).text == "two"
     assert data.questions[0].answers == ("G. Hall", "Hall")

@@ -6,8 +6,8 @@ A data set is named ``KIND:PATH`` on the command line:
 - ``hotpotqa:FILE`` -- HotpotQA questions. If a corpus file sits beside it
   (``hipporag-train-100.json`` -> ``hipporag-train-corpus.json``, title -> sentences) every
   question is asked against that one shared corpus; otherwise each question is ranked
-  within its own ``context`` paragraphs (the distractor setting). Gold = the titles of the
-  supporting paragraphs.
+  within its own ``context`` paragraphs (the distractor setting). Gold = the supporting
+  paragraphs, by title (a paragraph's id derives from its title, as ``navicite ingest`` makes it).
 - ``musique:FILE`` -- MuSiQue questions; shared corpus beside it as for HotpotQA, else each
   question's own ``paragraphs``. Gold = the paragraphs marked ``is_supporting``.
 - ``leval:FILE`` -- an L-Eval file: one long document per line with its questions.
@@ -16,6 +16,10 @@ A data set is named ``KIND:PATH`` on the command line:
   and its answers are the answer texts. Paragraphs with identical text are one document.
 - ``jsonl:FILE`` -- your own: one question per line (``question``, ``answers``,
   ``gold_ids``), with the corpus in ``corpus.jsonl`` beside it.
+
+Corpus documents are read by the loaders ``navicite ingest`` uses (:mod:`navicite.ingest.records`:
+BEIR and JSONL records, title -> sentences corpora), so a document has the same id and fields
+here as in a collection the user ingested; a record ingest would skip as empty is skipped here too.
 
 Any problem with a file is a :class:`DatasetError` naming the file and line (exit 2).
 """
@@ -31,11 +35,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from navicite.documents import PARENT_KEY, Document, content_id
+from navicite.documents import PARENT_KEY, Document
 from navicite.errors import UserInputError
+from navicite.ingest import records
+from navicite.ingest.base import Failure
+from navicite.ingest.records import EmptyRecord, FieldMapping, MalformedJSON, RecordStream
 
 #: Bumped when a loader changes how it builds documents, so cached indexes are rebuilt.
-LOADER_VERSION = "1"
+#: 2: corpora read by the ingest loaders (BEIR text in ``text``, HotpotQA ids from the title).
+LOADER_VERSION = "2"
 
 
 class DatasetError(UserInputError):
@@ -90,31 +98,67 @@ def _require_file(path: Path, what: str) -> Path:
     return path
 
 
+def _json_error(where: str, error: ValueError) -> DatasetError:
+    """A JSON line or file that does not parse; ``where`` is ``file:line``."""
+    if isinstance(error, json.JSONDecodeError):
+        return DatasetError(f"{where}: not valid JSON ({error.msg} at column {error.colno})")
+    reason = error.reason if isinstance(error, UnicodeDecodeError) else str(error)
+    return DatasetError(f"{where}: not UTF-8 text ({reason})")
+
+
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` for each non-blank line; bad JSON names file and line."""
     _require_file(path, "file")
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line.rstrip("\r\n"))
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
-            if not isinstance(value, dict):
-                raise DatasetError(f"{path}:{number}: expected a JSON object, found {type(value).__name__}")
-            yield number, value
+    for number, value, error in records.json_lines(path):
+        if error is not None:
+            raise _json_error(f"{path}:{number}", error) from error
+        if not isinstance(value, dict):
+            raise DatasetError(f"{path}:{number}: expected a JSON object, found {type(value).__name__}")
+        yield number, value
 
 
 def read_json(path: Path) -> Any:
     """Load a whole JSON file; a syntax error names file and line."""
     _require_file(path, "file")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return records.read_json(path)
     except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
+        raise _json_error(f"{path}:{exc.lineno}", exc) from exc
     except UnicodeDecodeError as exc:
-        raise DatasetError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+        raise _json_error(str(path), exc) from exc
+
+
+def corpus_documents(stream: RecordStream) -> list[Document]:
+    """The documents an ingest loader yields; its first failure is a :class:`DatasetError`.
+
+    Records with nothing to index are skipped, as ``navicite ingest`` skips them.
+    """
+    documents = []
+    for item in stream:
+        if isinstance(item, Document):
+            documents.append(item)
+        elif isinstance(item, MalformedJSON):
+            # A JSONL failure names its line already; a whole file's names the file alone.
+            line = getattr(item.error, "lineno", None)
+            whole_file = Path(item.path).is_file()
+            raise _json_error(f"{item.path}:{line}" if whole_file and line else item.path, item.error) from item.error
+        elif isinstance(item, Failure):
+            raise DatasetError(f"{item.path}: {item.reason}; fix the record or leave it out of the corpus")
+        elif not isinstance(item, EmptyRecord):
+            raise TypeError(f"unexpected loader item {item!r}")
+    return documents
+
+
+def beir_corpus(path: Path) -> list[Document]:
+    """A BEIR ``corpus.jsonl`` (or its folder), read as ``navicite ingest --format beir`` reads it."""
+    _require_file(path / "corpus.jsonl" if path.is_dir() else path, "corpus file")
+    return corpus_documents(records.load_beir(path, FieldMapping()))
+
+
+def title_corpus(path: Path) -> list[Document]:
+    """A title -> sentences corpus (or MuSiQue's list of ``{title, text}``), as ``--format hotpotqa`` reads it."""
+    _require_file(path, "corpus file")
+    return corpus_documents(records.load_title_corpus(path, FieldMapping()))
 
 
 def require_field(record: dict[str, Any], key: str, where: str, kind: type | tuple[type, ...] = str) -> Any:
@@ -166,17 +210,7 @@ def load_beir(path: Path, split: str | None) -> EvalDataset:
         available = sorted(p.stem for p in (path / "qrels").glob("*.tsv")) if (path / "qrels").is_dir() else []
         raise DatasetError(f"{qrels_path}: no such split; available splits: {', '.join(available) or 'none'} (use --split)")
     corpus_path = _require_file(path / "corpus.jsonl", "corpus.jsonl")
-    corpus = []
-    for number, rec in read_jsonl(corpus_path):
-        where = f"{corpus_path}:{number}"
-        corpus.append(
-            Document(
-                id=str(require_field(rec, "_id", where, (str, int))),
-                title=str(rec.get("title") or ""),
-                abstract=str(require_field(rec, "text", where)),
-                metadata={k: v for k, v in rec.items() if k not in ("_id", "title", "text")},
-            )
-        )
+    corpus = beir_corpus(corpus_path)
     qrels = _read_qrels(qrels_path)
     queries: dict[str, str] = {}
     queries_path = _require_file(path / "queries.jsonl", "queries.jsonl")
@@ -209,11 +243,6 @@ def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
 # --------------------------------------------------------------------------- HotpotQA
 
 
-def _hotpot_document(title: str, sentences: list[str]) -> Document:
-    # Sentences carry their own leading spaces in HotpotQA, so joining with "" restores the text.
-    return Document(id=title, title=title, text="".join(sentences), metadata={"sentences": list(sentences)})
-
-
 def _columns_to_rows(value: Any, first: str, second: str) -> Any:
     """The Hugging Face layout stores pairs as two columns ({"title": [...], "sent_id": [...]}); make rows."""
     if isinstance(value, dict) and isinstance(value.get(first), list) and isinstance(value.get(second), list):
@@ -222,22 +251,26 @@ def _columns_to_rows(value: Any, first: str, second: str) -> Any:
 
 
 def _hotpot_context(rec: dict[str, Any], where: str) -> list[Document]:
+    """A distractor-setting question's own paragraphs, built as a shared corpus's entries are."""
     docs = []
     rows = _columns_to_rows(rec.get("context"), "title", "sentences")
     if not isinstance(rows, list):
         raise DatasetError(f"{where}: field 'context' should be a list of [title, [sentences]]")
     for item in rows:
-        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], list)):
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], list)
+                and all(isinstance(s, str) for s in item[1])):
             raise DatasetError(f"{where}: each context entry should be [title, [sentences]]")
-        docs.append(_hotpot_document(item[0], item[1]))
+        document = records.title_document(item[0], item[1])
+        if document is not None:
+            docs.append(document)
     return docs
 
 
 def load_hotpotqa(path: Path, split: str | None = None) -> EvalDataset:
     """HotpotQA questions, against the shared corpus beside the file if there is one."""
-    records = _json_list(path)
+    items = _json_list(path)
     corpus_path = _sibling_corpus(path)
-    shared: dict[str, Document] = {}
+    shared: list[Document] = []
     if corpus_path is not None:
         raw = read_json(corpus_path)
         if not isinstance(raw, dict):
@@ -245,15 +278,16 @@ def load_hotpotqa(path: Path, split: str | None = None) -> EvalDataset:
         for title, sentences in raw.items():
             if not isinstance(sentences, list) or not all(isinstance(s, str) for s in sentences):
                 raise DatasetError(f"{corpus_path}: entry {title!r} should be a list of sentences")
-            shared[title] = _hotpot_document(title, sentences)
+        shared = corpus_documents(records.title_corpus_documents(raw, corpus_path))
     pooled: dict[str, Document] = {}
     questions = []
-    for index, data in enumerate(records):
+    for index, data in enumerate(items):
         rec, where = _record(data, path, index)
         facts = _columns_to_rows(rec.get("supporting_facts"), "title", "sent_id")
         if not isinstance(facts, list) or not all(isinstance(f, list) and f and isinstance(f[0], str) for f in facts):
             raise DatasetError(f"{where}: supporting_facts should be [[title, sentence index], ...]")
-        gold = {f[0]: 1 for f in facts}
+        # A supporting fact names its paragraph by title; the document's id derives from it.
+        gold = {records.title_document_id(f[0]): 1 for f in facts}
         candidates: tuple[str, ...] = ()
         if corpus_path is None:
             context = _hotpot_context(rec, where)
@@ -271,7 +305,7 @@ def load_hotpotqa(path: Path, split: str | None = None) -> EvalDataset:
                 metadata={"type": rec.get("type"), "level": rec.get("level"), "supporting_facts": facts},
             )
         )
-    corpus = list(shared.values()) if corpus_path is not None else list(pooled.values())
+    corpus = shared if corpus_path is not None else list(pooled.values())
     files = (corpus_path,) if corpus_path is not None else (path,)
     dataset = EvalDataset(f"hotpotqa:{path.stem}", "hotpotqa", questions, corpus, files)
     _note_missing_gold(dataset)
@@ -288,35 +322,40 @@ def _note_missing_gold(dataset: EvalDataset) -> None:
 # --------------------------------------------------------------------------- MuSiQue
 
 
-def _musique_id(title: str, text: str) -> str:
-    # Titles repeat in MuSiQue (several paragraphs of one article), so ids come from content.
-    return content_id(title, text)
+def _musique_paragraph(para: dict[str, Any], where: str) -> Document:
+    """A question's paragraph as the corpus record ``{title, text}`` it copies (so the ids agree).
+
+    Titles repeat in MuSiQue (several paragraphs of one article), so ids come from content.
+    """
+    title, text = require_field(para, "title", where), require_field(para, "paragraph_text", where)
+    document = records.record_to_document({"title": title, "text": text}, FieldMapping(), where)
+    if not isinstance(document, Document):
+        raise DatasetError(f"{where}: a paragraph has no title and no text")
+    return document
 
 
 def load_musique(path: Path, split: str | None = None) -> EvalDataset:
     """MuSiQue questions, against the shared corpus beside the file if there is one."""
-    records = _json_list(path)
+    items = _json_list(path)
     corpus_path = _sibling_corpus(path)
     corpus: dict[str, Document] = {}
     if corpus_path is not None:
-        for index, data in enumerate(_json_list(corpus_path)):
-            rec, where = _record(data, corpus_path, index)
-            title, text = require_field(rec, "title", where), require_field(rec, "text", where)
-            doc_id = _musique_id(title, text)
-            corpus.setdefault(doc_id, Document(id=doc_id, title=title, text=text))
+        paragraphs = _json_list(corpus_path)
+        for document in corpus_documents(records.json_documents(paragraphs, corpus_path, FieldMapping())):
+            corpus.setdefault(document.id, document)
     questions = []
-    for index, data in enumerate(records):
+    for index, data in enumerate(items):
         rec, where = _record(data, path, index)
         gold: dict[str, int] = {}
         own: list[str] = []
         for para in require_field(rec, "paragraphs", where, list):
             if not isinstance(para, dict):
                 raise DatasetError(f"{where}: each paragraph should be an object with title and paragraph_text")
-            title, text = require_field(para, "title", where), require_field(para, "paragraph_text", where)
-            doc_id = _musique_id(title, text)
+            document = _musique_paragraph(para, where)
+            doc_id = document.id
             own.append(doc_id)
             if corpus_path is None:
-                corpus.setdefault(doc_id, Document(id=doc_id, title=title, text=text))
+                corpus.setdefault(doc_id, document)
             if para.get("is_supporting"):
                 gold[doc_id] = 1
         aliases = rec.get("answer_aliases") or []
@@ -441,7 +480,8 @@ def load_jsonl(path: Path, split: str | None = None) -> EvalDataset:
     """Your own questions; the corpus is ``corpus.jsonl`` beside the questions file.
 
     Question lines: ``{"id"?, "question", "answers"?: [..] | "..", "gold_ids": [..]}``
-    (or ``"gold": {doc_id: grade}``). Corpus lines: ``{"id" | "_id", "title"?, "abstract"?, "text"?}``.
+    (or ``"gold": {doc_id: grade}``). Corpus lines: records as ``navicite ingest`` reads a JSONL
+    file (``{"_id" | "id", "title"?, "abstract"?, "text"?, ...}``; see :class:`~navicite.ingest.records.FieldMapping`).
     """
     corpus_path = path.with_name("corpus.jsonl")
     if not corpus_path.is_file() or corpus_path == path:
@@ -461,13 +501,7 @@ def load_jsonl(path: Path, split: str | None = None) -> EvalDataset:
         questions.append(
             EvalQuestion(id=str(rec.get("id", number)), text=require_field(rec, "question", where), gold=gold, answers=tuple(map(str, answers)))
         )
-    corpus = []
-    for number, rec in read_jsonl(corpus_path):
-        where = f"{corpus_path}:{number}"
-        doc_id = rec.get("id", rec.get("_id"))
-        if doc_id is None:
-            raise DatasetError(f"{where}: missing field 'id'")
-        corpus.append(Document.from_dict({**rec, "id": doc_id}))
+    corpus = corpus_documents(records.load_jsonl(corpus_path, FieldMapping()))
     dataset = EvalDataset(f"jsonl:{path.stem}", "jsonl", questions, corpus, (corpus_path,))
     _note_missing_gold(dataset)
     return dataset

@@ -160,20 +160,62 @@ def record_to_document(record: dict[str, Any], mapping: FieldMapping, where: str
     )
 
 
-def load_jsonl(path: Path, mapping: FieldMapping) -> RecordStream:
-    """One document per line; a malformed line is a failure naming its line, the rest continue."""
+class MalformedJSON(Failure):
+    """A JSON line or file that does not parse; ``error`` keeps the parser's exception.
+
+    A :class:`Failure` like any other to ``navicite ingest``; a caller that stops at the
+    first problem (evaluation) reads the line and column from ``error`` for its own message.
+    """
+
+    error: ValueError
+
+    @classmethod
+    def of(cls, where: str, error: ValueError) -> MalformedJSON:
+        failure = cls(where, f"malformed JSON ({one_line(error)})")
+        failure.error = error
+        return failure
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, Any, ValueError | None]]:
+    """The one JSON Lines reader: ``(line number, value, None)`` for each non-blank line.
+
+    A line that does not parse (bad JSON, or bytes that are not UTF-8) comes as
+    ``(line number, None, error)``, so the caller decides whether to go on or stop.
+
+    Raises:
+        OSError: the file cannot be opened.
+    """
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             line = raw.strip()
             if not line:
                 continue
-            where = f"{path}:{number}"
             try:
-                record = json.loads(line)
+                yield number, json.loads(line), None
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                yield Failure(where, f"malformed JSON ({one_line(exc)})")
-                continue
-            yield record_to_document(record, mapping, where)
+                yield number, None, exc
+
+
+def read_json(path: Path) -> Any:
+    """The one whole-file JSON reader.
+
+    Raises:
+        json.JSONDecodeError: the file is not valid JSON (its ``lineno`` names the line).
+        UnicodeDecodeError: the file is not UTF-8 text.
+        OSError: the file cannot be opened.
+    """
+    with path.open("rb") as handle:
+        return json.load(handle)
+
+
+def load_jsonl(path: Path, mapping: FieldMapping) -> RecordStream:
+    """One document per line; a malformed line is a failure naming its line, the rest continue."""
+    for number, record, error in json_lines(path):
+        where = f"{path}:{number}"
+        if error is not None:
+            yield MalformedJSON.of(where, error)
+            continue
+        yield record_to_document(record, mapping, where)
 
 
 def _is_title_corpus(data: Any) -> bool:
@@ -185,27 +227,40 @@ def _is_title_corpus(data: Any) -> bool:
     )
 
 
+def title_document_id(title: str) -> str:
+    """The id of a title -> sentences entry: derived from the title alone, so it survives text edits.
+
+    A HotpotQA supporting fact names its paragraph by title; this is the document it means.
+    """
+    return content_id("title", title)
+
+
+def title_document(title: str, sentences: list[str]) -> Document | None:
+    """One title -> sentences entry as a document (sentences joined by a space); None when blank."""
+    text = " ".join(s.strip() for s in sentences if s.strip())
+    if nothing_to_index(title, "", text):
+        return None
+    return Document(id=title_document_id(title), title=title.strip(), text=text, metadata={"sentences": len(sentences)})
+
+
 def title_corpus_documents(corpus: dict[str, list[str]], path: Path) -> RecordStream:
-    """One document per title; the id is derived from the title alone, so it survives text edits."""
+    """One document per title (see :func:`title_document`)."""
     for title, sentences in corpus.items():
-        text = " ".join(s.strip() for s in sentences if s.strip())
-        if nothing_to_index(title, "", text):
-            yield EmptyRecord(f"{path}#{title!r}", "")  # the title is the id, and it is blank
-            continue
-        yield Document(id=content_id("title", title), title=title.strip(), text=text,
-                       metadata={"sentences": len(sentences)})
+        document = title_document(title, sentences)
+        # A blank entry: the title is the id, and it is blank.
+        yield document if document is not None else EmptyRecord(f"{path}#{title!r}", "")
 
 
 def _read_json(path: Path) -> Any:
     """A whole JSON file, or a Failure naming it when it does not parse."""
     try:
-        with path.open("rb") as handle:
-            return json.load(handle)
+        return read_json(path)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return Failure(str(path), f"malformed JSON ({one_line(exc)})")
+        return MalformedJSON.of(str(path), exc)
 
 
-def _json_documents(data: Any, path: Path, mapping: FieldMapping) -> RecordStream:
+def json_documents(data: Any, path: Path, mapping: FieldMapping) -> RecordStream:
+    """The documents of parsed JSON: an array of records, one record, or a title -> sentences corpus."""
     if isinstance(data, Failure):
         yield data
     elif isinstance(data, list):
@@ -221,7 +276,7 @@ def _json_documents(data: Any, path: Path, mapping: FieldMapping) -> RecordStrea
 
 def load_json(path: Path, mapping: FieldMapping) -> RecordStream:
     """A JSON file: an array of records, one record, or a title -> sentences corpus."""
-    yield from _json_documents(_read_json(path), path, mapping)
+    yield from json_documents(_read_json(path), path, mapping)
 
 
 def load_title_corpus(path: Path, mapping: FieldMapping) -> RecordStream:
@@ -230,7 +285,7 @@ def load_title_corpus(path: Path, mapping: FieldMapping) -> RecordStream:
     if isinstance(data, dict) and not _is_title_corpus(data):
         yield Failure(str(path), "not a title -> sentences corpus (expected an object of string lists)")
         return
-    yield from _json_documents(data, path, mapping)
+    yield from json_documents(data, path, mapping)
 
 
 def beir_corpus_file(path: Path) -> Path:

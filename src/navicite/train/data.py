@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from navicite.eval.datasets import EvalQuestion
+from navicite.ingest import records
 from navicite.train.corpora import Passage
 from navicite.train.negatives import Miner
 from navicite.train.split import EvalGuard
@@ -144,7 +145,9 @@ def hotpot_distractor_groups(items: Iterable[dict], n_negatives: int, rng: rando
         context = item["context"]
         titles, paragraphs = context["title"], context["sentences"]
         gold_titles = set(item["supporting_facts"]["title"])
-        passages = [(Passage(f"hotpot-q:{t}", t, "".join(s).strip()), t in gold_titles) for t, s in zip(titles, paragraphs)]
+        # Each paragraph is built as a title -> sentences corpus entry is (so its text is the one retrieval sees).
+        documents = [(records.title_document(t, s), t in gold_titles) for t, s in zip(titles, paragraphs)]
+        passages = [(Passage.of(d, "hotpot-q"), is_gold) for d, is_gold in documents if d is not None]
         gold = [p for p, is_gold in passages if is_gold]
         other = [p for p, is_gold in passages if not is_gold]
         groups.extend(labelled_groups(item["question"], gold, other, n_negatives, rng, "hotpotqa-distractor"))

@@ -14,14 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from navicite import embed
+from navicite.eval.datasets import read_json
 from navicite.llm import LLM
 from navicite.train import data
-from navicite.train.corpora import (
-    Passage,
-    read_json,
-    scifact_corpus,
-    title_text_corpus,
-)
+from navicite.train.corpora import Passage, scifact_corpus, title_text_corpus
 from navicite.train.negatives import DenseMiner, FusedMiner, Miner, NegativeMiner
 from navicite.train.split import (
     SCIFACT_EVAL_CLAIMS,

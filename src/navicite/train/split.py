@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from navicite.eval.datasets import EvalQuestion, load_beir
-from navicite.train.corpora import read_json
+from navicite.eval.datasets import EvalQuestion, load_beir, read_json
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 
