@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from pathlib import Path
@@ -131,28 +130,6 @@ def test_stream_yields_pieces_and_caches_the_whole(tmp_path: Path) -> None:
     assert "".join(llm.stream(ASK)) == "one two three"
     assert list(llm.stream(ASK)) == ["one two three"]
     assert len(llm.calls) == 1
-
-
-def test_async_twins() -> None:
-    llm = ScriptedLLM(["plain", {"colour": "green", "number": 2}, "streamed"])
-
-    async def run() -> tuple[str, Pick, str]:
-        text = await llm.acomplete(ASK)
-        pick = await llm.acomplete_json(ASK, Pick)
-        pieces = [p async for p in llm.astream(ASK)]
-        return text, pick, "".join(pieces)
-
-    assert asyncio.run(run()) == ("plain", Pick(colour="green", number=2), "streamed")
-
-
-def test_astream_reraises_backend_errors() -> None:
-    llm = ScriptedLLM([LLMOutputError("boom")])
-
-    async def run() -> list[str]:
-        return [p async for p in llm.astream(ASK)]
-
-    with pytest.raises(LLMOutputError, match="boom"):
-        asyncio.run(run())
 
 
 def test_concurrency_is_bounded() -> None:

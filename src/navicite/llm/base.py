@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import ParamSpec, Protocol, TypeVar, runtime_checkable
@@ -157,16 +157,4 @@ class LLM(Protocol):
 
     def stream(self, messages: list[Message], options: CallOptions | None = None) -> Iterator[str]:
         """Text reply, piece by piece."""
-        ...
-
-    async def acomplete(self, messages: list[Message], options: CallOptions | None = None) -> str:
-        """Async twin of :meth:`complete`."""
-        ...
-
-    async def acomplete_json(self, messages: list[Message], schema: type[T], options: CallOptions | None = None) -> T:
-        """Async twin of :meth:`complete_json`."""
-        ...
-
-    def astream(self, messages: list[Message], options: CallOptions | None = None) -> AsyncIterator[str]:
-        """Async twin of :meth:`stream`."""
         ...

@@ -9,20 +9,19 @@ OpenAI-compatible server and the scripted stand-in behave the same way.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import queue
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from navicite import prompts
-from navicite.llm.base import CallOptions, LLMInputError, LLMOutputError, Message, Usage, UsageLog, carry_context
+from navicite.llm.base import CallOptions, LLMInputError, LLMOutputError, Message, Usage, UsageLog
 from navicite.llm.cache import AnswerCache, CachedAnswer, cache_key
 from navicite.llm.jsonout import ReplyError, json_schema_of, parse_reply
 from navicite.text.tokens import estimate_tokens
@@ -180,48 +179,6 @@ class BaseLLM(ABC):
         completion.text = "".join(pieces)
         self._account(options, completion, time.perf_counter() - started)
         self._store(request, options, completion)
-
-    async def acomplete(self, messages: list[Message], options: CallOptions | None = None) -> str:
-        """Async twin of :meth:`complete` (runs in a worker thread)."""
-        return await asyncio.to_thread(self.complete, messages, options)
-
-    async def acomplete_json(self, messages: list[Message], schema: type[T], options: CallOptions | None = None) -> T:
-        """Async twin of :meth:`complete_json` (runs in a worker thread)."""
-        return await asyncio.to_thread(self.complete_json, messages, schema, options)
-
-    async def astream(self, messages: list[Message], options: CallOptions | None = None) -> AsyncIterator[str]:
-        """Async twin of :meth:`stream`: a worker thread produces, the event loop consumes."""
-        loop = asyncio.get_running_loop()
-        pieces: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        stop = threading.Event()
-
-        def produce() -> None:
-            try:
-                for piece in self.stream(messages, options):
-                    if stop.is_set():
-                        break
-                    loop.call_soon_threadsafe(pieces.put_nowait, ("piece", piece))
-            except BaseException as exc:  # handed to the consumer, which re-raises it
-                loop.call_soon_threadsafe(pieces.put_nowait, ("error", exc))
-            else:
-                loop.call_soon_threadsafe(pieces.put_nowait, ("end", None))
-
-        # run_in_executor does not copy the caller's context; usage scopes live there.
-        worker = loop.run_in_executor(None, carry_context(produce))
-        try:
-            while True:
-                kind, value = await pieces.get()
-                if kind == "piece":
-                    yield value
-                elif kind == "error":
-                    raise value
-                else:
-                    break
-        finally:
-            stop.set()
-            await worker
-
-    # -- shared machinery ------------------------------------------------------------
 
     def _request(
         self, messages: list[Message] | tuple[Message, ...], options: CallOptions, json_schema: dict[str, Any] | None = None

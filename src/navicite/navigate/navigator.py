@@ -162,12 +162,16 @@ class Navigator:
         self.memory = self.limits.memory if memory is None else memory
 
     def run(self, question: str, tree: KnowledgeTree, fill_tokens: int | None = None) -> Navigation:
-        """Navigate ``tree`` for ``question`` (blocking; use :meth:`arun` inside an event loop)."""
-        return asyncio.run(self.arun(question, tree, fill_tokens))
-
-    async def arun(self, question: str, tree: KnowledgeTree, fill_tokens: int | None = None) -> Navigation:
         """Navigate ``tree`` for ``question``; ``fill_tokens`` overrides ``navigate.fill_tokens``
-        (a caller sharing one reading budget among several documents gives each its part)."""
+        (a caller sharing one reading budget among several documents gives each its part).
+
+        Blocking, like every stage. Sibling subtrees are visited concurrently (at most
+        ``navigate.concurrency`` model calls at once) on a private event loop, whose model calls
+        run in worker threads; nothing async leaves this class.
+        """
+        return asyncio.run(self._navigate(question, tree, fill_tokens))
+
+    async def _navigate(self, question: str, tree: KnowledgeTree, fill_tokens: int | None) -> Navigation:
         if not question.strip():
             raise ValueError("the question is empty")
         target = self.limits.fill_tokens if fill_tokens is None else fill_tokens
@@ -319,7 +323,7 @@ class Navigator:
                 raise _Stopped
             walk.result.steps += 1  # counted before awaiting, so concurrent visits cannot overrun the budget
             try:
-                return await self.llm.acomplete_json(messages, schema, options), None
+                return await asyncio.to_thread(self.llm.complete_json, messages, schema, options), None
             except LLMError as exc:
                 return None, str(exc)
 
