@@ -143,9 +143,9 @@ def test_hybrid_replaces_navigated_documents_and_keeps_the_others(home: Path) ->
     seen: list[Any] = []
     original = engine.citeg.stream
 
-    def recording(question: str, sources: list[Any]) -> Any:
+    def recording(question: str, sources: list[Any], recorder: Any) -> Any:
         seen.extend(sources)
-        return original(question, sources)
+        return original(question, sources, recorder)
 
     engine.citeg.stream = recording  # type: ignore[method-assign]
     events = list(engine.ask_stream("lime soil clay farm city town hall", "hybrid"))
@@ -251,3 +251,20 @@ def test_navi_over_a_structure_tree_cites_the_index_passages(tmp_path: Path) -> 
     lime = next(p for t, p in passages.items() if "lime" in t)
     assert citation.passage_id == lime.id and citation.section == "Treatment"
     assert citation.title == "Farm book > Treatment"
+
+
+def test_the_answer_sums_the_calls_of_every_stage_it_lists(home: Path) -> None:
+    settings = engine_settings(home, "llm.backend=embedded", "retrieve.rounds=2")
+    TreeStore.open(settings).put(farm_tree(FARM, settings), build_params(settings))
+    engine = Engine(settings, llm=ScriptedLLM(default=RoundsModel(), concurrency=1))
+    answer = engine.ask("When was lime added to the soil?", "hybrid")
+    names = [t.name for t in answer.trace]
+    assert names[:3] == ["retrieve", "navigate", "sources"] and "draft" in names
+    by_stage = {t.name: sorted({u.stage for u in t.calls}) for t in answer.trace}
+    assert by_stage["retrieve"] == ["analyze", "gap"]
+    assert by_stage["navigate"] == ["navigate_leaf", "navigate_level"]
+    assert by_stage["draft"] == ["draft"] and by_stage["align"] == ["align"]
+    calls = [u for t in answer.trace for u in t.calls]
+    assert answer.llm["calls"] == len(calls) == sum(int(t["calls"]) for t in answer.llm["stages"].values())
+    assert answer.llm["prompt_tokens"] == sum(u.prompt_tokens for u in calls)
+    assert "calls" not in answer.to_dict()["trace"]["stages"][0]  # each entry stays name, seconds, inputs, outputs

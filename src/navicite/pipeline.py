@@ -17,7 +17,6 @@ Parts are created on first use, so commands that only search never load the mode
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -28,16 +27,17 @@ from navicite.config import Settings
 from navicite.collection import CollectionStore
 from navicite.documents import Document, Passage
 from navicite.errors import DocumentNotFound, UserInputError
-from navicite.generate.answer import Answer, Source, StageTrace
+from navicite.generate.answer import Answer, Source
 from navicite.generate.citeg import CiteG, Chosen
 from navicite.index.base import Hit, LexicalIndex
-from navicite.llm.base import LLM, Usage, UsageLog, usage_scope
+from navicite.llm.base import LLM
 from navicite.navigate.evidence import Navigation
 from navicite.navigate.navigator import Navigator
 from navicite.navigate.sources import evidence_sources, navigation_trace, paths_taken
 from navicite.navigate.store import TreeStore
 from navicite.navigate.tree import KnowledgeTree
 from navicite.retrieve.mpr import MPRResult, MultiPortfolioRetriever
+from navicite.stages import StageRecorder, in_one_context
 
 Mode = Literal["mpr", "navi", "hybrid"]
 MODES: tuple[str, ...] = ("mpr", "navi", "hybrid")
@@ -180,34 +180,36 @@ class Engine:
                 tree to navigate in mode navi, or nothing found.
             DocumentNotFound: a ``doc_ids`` entry names no document of the collection.
         """
+        # Every step in one context: the stages' usage scopes span the steps (the draft is streamed).
+        yield from in_one_context(self._events(question, mode, doc_ids))
+
+    def _events(self, question: str, mode: Mode, doc_ids: list[str] | None) -> Iterator[Event]:
         question = _checked(question)
         if mode not in MODES:
             raise UserInputError(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
         if doc_ids and mode != "navi":
             raise UserInputError(f"documents can only be chosen in mode navi (asked for mode {mode}); add --mode navi")
-        stages: list[StageTrace] = []
-        usage: dict[str, dict[str, float]] = {}
+        # Every stage of the answer, retrieval and navigation here and CiteG's own: the answer is
+        # assembled once, with all their seconds and model calls.
+        recorder = StageRecorder()
         if mode == "navi":
             targets = [(doc, tree, 1.0) for doc, tree in self._navigable(doc_ids)]
             sources: list[Source] = []
         else:
-            start = time.perf_counter()
-            # The flat question's best passages take milliseconds: shown while the model analyses it.
-            flat = self.retriever.flat_hits(question)
-            yield Event("sources", {"sources": self._preview(flat), "preliminary": True})
-            result = self.retriever.run(question, flat=flat)
-            stages.append(StageTrace("retrieve", round(time.perf_counter() - start, 4), {"question": question, "mode": mode},
-                                     result.to_dict()))
-            usage.update(result.llm)
-            yield Event("stage", {"name": "retrieve", "seconds": stages[-1].seconds, "pool_size": len(result.pool),
+            with recorder.stage("retrieve", question=question, mode=mode) as out:
+                # The flat question's best passages take milliseconds: shown while the model analyses it.
+                flat = self.retriever.flat_hits(question)
+                yield Event("sources", {"sources": self._preview(flat), "preliminary": True})
+                result = self.retriever.run(question, flat=flat)
+                out.update(result.to_dict())
+            yield Event("stage", {"name": "retrieve", "seconds": recorder.last.seconds, "pool_size": len(result.pool),
                                   "ranked": len(result.ranked), "analysis": result.analysis.to_dict(),
                                   "rounds": [r.to_dict() for r in result.rounds], "stopped": result.stopped})
             sources = self.sources(result)
             targets = self._hybrid_targets(sources) if mode == "hybrid" else []
         if targets:
-            stage, navigated, calls = self._navigate(question, targets)
-            stages.append(stage)
-            _add_usage(usage, calls)
+            navigated = self._navigate(question, targets, recorder)
+            stage = recorder.last
             yield Event("stage", {"name": "navigate", "seconds": stage.seconds, "documents": len(targets),
                                   "evidence": stage.outputs["evidence"], "paths": stage.outputs["paths"]})
             sources = _replace_documents(sources, navigated)
@@ -218,12 +220,10 @@ class Engine:
                 if mode != "navi" else
                 "navigation found no evidence for this question in the chosen documents; rephrase it or try --mode hybrid"
             )
-        for piece in self.citeg.stream(question, sources):
+        for piece in self.citeg.stream(question, sources, recorder):
             if isinstance(piece, Chosen):
                 yield Event("sources", {"sources": piece.to_dict()})
             elif isinstance(piece, Answer):
-                piece.trace[:0] = stages
-                _merge_llm(piece, usage)
                 yield Event("answer", {"answer": piece})
             elif piece == "\f":
                 yield Event("reset")
@@ -288,11 +288,11 @@ class Engine:
         return targets
 
     def _navigate(
-        self, question: str, targets: list[tuple[Document, KnowledgeTree, float]]
-    ) -> tuple[StageTrace, dict[str, list[Source]], list[Usage]]:
-        """Navigate each target's tree; the stage trace, evidence sources per document, and the calls made."""
-        with usage_scope() as calls:
-            start = time.perf_counter()
+        self, question: str, targets: list[tuple[Document, KnowledgeTree, float]], recorder: StageRecorder
+    ) -> dict[str, list[Source]]:
+        """Navigate each target's tree as stage ``navigate`` of ``recorder``; the evidence sources per document."""
+        inputs = {"question": question, "documents": [doc.id for doc, _, _ in targets], "memory": self.navigator.memory}
+        with recorder.stage("navigate", **inputs) as out:
             navigations: list[Navigation] = []
             navigated: dict[str, list[Source]] = {}
             # Each document's fill tops up to its share of the answer's reading budget.
@@ -302,17 +302,12 @@ class Engine:
                 navigation = self.navigator.run(question, tree, fill)
                 navigations.append(navigation)
                 navigated[doc.id] = evidence_sources(navigation, doc, score)
-            stage = StageTrace(
-                "navigate",
-                round(time.perf_counter() - start, 4),
-                {"question": question, "documents": [doc.id for doc, _, _ in targets], "memory": self.navigator.memory},
-                {
-                    "evidence": sum(len(n.evidence) for n in navigations),
-                    "paths": [p for n in navigations for p in paths_taken(n)],
-                    "navigations": [navigation_trace(n) for n in navigations],
-                },
+            out.update(
+                evidence=sum(len(n.evidence) for n in navigations),
+                paths=[p for n in navigations for p in paths_taken(n)],
+                navigations=[navigation_trace(n) for n in navigations],
             )
-        return stage, navigated, list(calls)
+        return navigated
 
 
 def _checked(question: str) -> str:
@@ -352,20 +347,3 @@ def _replace_documents(sources: list[Source], navigated: dict[str, list[Source]]
             out.extend(evidence)
     return out
 
-
-def _add_usage(usage: dict[str, dict[str, float]], calls: list[Usage]) -> None:
-    """Add per-stage totals of ``calls`` to ``usage``."""
-    for stage, totals in UsageLog(calls=calls).totals().items():
-        into = usage.setdefault(stage, {})
-        for key, value in totals.items():
-            into[key] = into.get(key, 0) + value
-
-
-def _merge_llm(answer: Answer, usage: dict[str, dict[str, float]]) -> None:
-    """Put retrieval's and navigation's LLM usage beside generation's in the answer's trace."""
-    stages = answer.llm.setdefault("stages", {})
-    for stage, totals in usage.items():
-        stages.setdefault(stage, totals)
-        answer.llm["calls"] = answer.llm.get("calls", 0) + int(totals.get("calls", 0))
-        for key in ("prompt_tokens", "completion_tokens", "cached_tokens"):
-            answer.llm[key] = answer.llm.get(key, 0) + int(totals.get(key, 0))

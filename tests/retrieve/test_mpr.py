@@ -11,6 +11,7 @@ from navicite.index.base import LexicalIndex
 from navicite.llm.scripted import ScriptedLLM
 from navicite.rerank.fusion import FusionReranker
 from navicite.retrieve.mpr import MultiPortfolioRetriever
+from navicite.stages import StageRecorder
 
 ANALYSIS = {
     "primary": [
@@ -55,6 +56,18 @@ def test_run_builds_all_portfolios_pools_and_keeps_provenance(small_index: Lexic
     assert data["pool_size"] == len(result.pool)
     assert data["ranked"][0]["provenance"][0]["portfolio"] in "QSFG"
 
+
+
+def test_each_step_is_a_stage_of_the_callers_recorder(small_index: LexicalIndex, tmp_path: Path) -> None:
+    recorder = StageRecorder()
+    with recorder.stage("before"):
+        pass
+    result = retriever(ScriptedLLM([ANALYSIS, TRANSLATION]), small_index, tmp_path).run("Does vitamin D prevent fractures?", recorder=recorder)
+    assert [s.name for s in recorder.stages] == ["before", "analyze", "translate", "search", "pool", "rerank"]
+    assert [u.stage for u in recorder.stages[1].calls] == ["analyze"]
+    # The result's timings and usage are this run's stages only.
+    assert result.timings == {s.name: s.seconds for s in recorder.stages[1:]}
+    assert result.llm == StageRecorder(recorder.stages[1:]).usage()["stages"]
 
 KOREAN_ANALYSIS = {
     "primary": [

@@ -43,7 +43,8 @@ from navicite.eval.metrics import answer_in_context_recall
 from navicite.eval.reading import EvidenceReader, ReadingRecord, summarise_reading
 from navicite.generate.sources import truncate_to_tokens
 from navicite.lexical import LocalBM25
-from navicite.llm.base import LLM, usage_scope
+from navicite.llm.base import LLM
+from navicite.stages import StageRecorder
 from navicite.text.tokens import estimate_tokens
 from navicite.text.segments import segment
 
@@ -238,10 +239,11 @@ class NaviEvidence:
         tree = self.builder.store.get(document.id)
         if tree is None or outcome.status == "failed":
             raise UserInputError(f"no tree for {document.id}: {outcome.status} {outcome.error or ''}".strip())
-        with usage_scope() as calls:  # this navigation's calls, not those of others sharing the model
+        recorder = StageRecorder()  # this navigation's calls, not those of others sharing the model
+        with recorder.stage("navigate"):
             navigation = self.navigator.run(question.text, tree, self.fill_tokens)
         paths = list(dict.fromkeys(e.path_label + (" [fill]" if e.via == "fill" else "") for e in navigation.evidence))
-        return [e.text for e in navigation.evidence], {"llm_calls": len(calls), "paths": paths}
+        return [e.text for e in navigation.evidence], {"llm_calls": recorder.usage()["calls"], "paths": paths}
 
 
 def create_evidence_method(name: str, settings: Settings, folder: Path, llm: LLM | None = None, budget: int | None = None) -> EvidenceMethod:

@@ -1,7 +1,8 @@
 """Retrieval methods under evaluation: their result types and the flat baselines.
 
 A method is built once per run from :class:`EvalResources` and then answers each
-question with a ranking of document ids plus a :class:`Trace` of its cost. This module
+question with a ranking of document ids plus a :class:`Trace` of its cost, taken from the
+:class:`~navicite.stages.StageRecorder` its stages ran in. This module
 holds what every method shares and the flat baselines; :mod:`navicite.eval.registry`
 serves all of them by name.
 """
@@ -9,32 +10,29 @@ serves all of them by name.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from navicite.eval.datasets import EvalQuestion
 from navicite.eval.resources import EvalResources
+from navicite.stages import StageRecorder
 
 
 @dataclass
 class Trace:
-    """Cost of answering one question: LLM use and seconds per stage."""
+    """Cost of answering one question: LLM use and seconds per stage (as stored in a run's records)."""
 
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     stage_seconds: dict[str, float] = field(default_factory=dict)
 
-    @contextmanager
-    def stage(self, name: str) -> Iterator[None]:
-        """Time a block and add it to stage ``name``."""
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.stage_seconds[name] = self.stage_seconds.get(name, 0.0) + time.perf_counter() - start
+    @classmethod
+    def of(cls, recorder: StageRecorder) -> Trace:
+        """The cost of the stages ``recorder`` holds."""
+        usage = recorder.usage()
+        return cls(usage["calls"], usage["prompt_tokens"], usage["completion_tokens"], recorder.seconds())
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -99,16 +97,16 @@ class BM25Method:
     def run(self, question: EvalQuestion, k: int) -> MethodResult:
         from navicite.index.parse import free_text
 
-        trace = Trace()
+        recorder = StageRecorder()
         index = self.resources.lexical
         # Restricted questions rank the whole corpus, then keep their own paragraphs.
         depth = len(self.resources.dataset.corpus) if question.candidates else k
         query = free_text(question.text)
-        with trace.stage("search"):
+        with recorder.stage("search"):
             # A question with no searchable word retrieves nothing.
             hits = index.search(query, k=depth) if query is not None else []
         ranking = restrict([(h.doc_id, float(h.score)) for h in hits], question.candidates, k)
-        return MethodResult(ranking, trace)
+        return MethodResult(ranking, Trace.of(recorder))
 
 
 class DenseMethod:
@@ -133,17 +131,17 @@ class DenseMethod:
         self._embed_share = (time.perf_counter() - started) / len(texts)
 
     def run(self, question: EvalQuestion, k: int) -> MethodResult:
-        trace = Trace()
+        recorder = StageRecorder()
         index = self.resources.dense
         vector = self._vectors.get(question.text)
         if vector is not None:
-            trace.stage_seconds["embed"] = self._embed_share
+            recorder.add("embed", self._embed_share)
         else:
-            with trace.stage("embed"):
+            with recorder.stage("embed"):
                 vector = self.resources.embedder.embed([question.text])[0]
-        with trace.stage("search"):
+        with recorder.stage("search"):
             ranking = index.search(vector, k, within=question.candidates or None)
-        return MethodResult(ranking, trace)
+        return MethodResult(ranking, Trace.of(recorder))
 
 
 #: The flat baselines, by name (the registry in :mod:`navicite.eval.registry` serves them).

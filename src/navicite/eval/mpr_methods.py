@@ -24,6 +24,7 @@ from navicite.index.parse import free_text
 from navicite.rerank import Reranker, RerankItem, release
 from navicite.rerank.base import candidate_text
 from navicite.retrieve.mpr import MultiPortfolioRetriever
+from navicite.stages import StageRecorder
 
 #: Flat candidates handed to the reranker by ``bm25-rerank`` and ``hybrid``.
 FLAT_DEPTH = 100
@@ -45,13 +46,6 @@ def _reranker(resources: EvalResources, backend: str | None, embedder: Embedder)
     # hybrid, and the hybrid first stage of navicite and llm, reuse the corpus embeddings.
     known = _vectors(resources) if name in rerank.EMBEDDING_BACKENDS else None
     return rerank.create(settings, known_vectors=known, llm=resources.llm if name == "llm" else None, embedder=embedder)
-
-
-def _add_llm(trace: Trace, totals: Mapping[str, Mapping[str, float]]) -> None:
-    for stage in totals.values():
-        trace.llm_calls += int(stage["calls"])
-        trace.prompt_tokens += int(stage["prompt_tokens"])
-        trace.completion_tokens += int(stage["completion_tokens"])
 
 
 class _CorpusDense:
@@ -83,11 +77,10 @@ class MPRMethod:
         )
 
     def run(self, question: EvalQuestion, k: int) -> MethodResult:
-        result = self.retriever.run(question.text, top_n=max(k, len(question.candidates)))
-        trace = Trace(stage_seconds=dict(result.timings))
-        _add_llm(trace, result.llm)
+        recorder = StageRecorder()
+        result = self.retriever.run(question.text, top_n=max(k, len(question.candidates)), recorder=recorder)
         ranking = [(c.doc_id, float(c.score)) for c in result.ranked]
-        return MethodResult(restrict(ranking, question.candidates, k), trace)
+        return MethodResult(restrict(ranking, question.candidates, k), Trace.of(recorder))
 
     def close(self) -> None:
         """Release the reranker's vector store."""
@@ -104,10 +97,10 @@ class FlatRerankMethod:
         self.embedder = RememberingEmbedder(resources.embedder)
         self.reranker = _reranker(resources, rerank_backend, self.embedder)
 
-    def _candidates(self, question: EvalQuestion, trace: Trace) -> list[RerankItem]:
+    def _candidates(self, question: EvalQuestion, recorder: StageRecorder) -> list[RerankItem]:
         index = self.resources.lexical
         query = free_text(question.text)
-        with trace.stage("search"):
+        with recorder.stage("search"):
             hits = index.search(query, k=FLAT_DEPTH) if query is not None else []
             ids = {h.doc_id: {"bm25": float(h.score)} for h in hits}
             if self.with_dense:
@@ -122,11 +115,11 @@ class FlatRerankMethod:
         return items
 
     def run(self, question: EvalQuestion, k: int) -> MethodResult:
-        trace = Trace()
-        items = self._candidates(question, trace)
-        with trace.stage("rerank"):
+        recorder = StageRecorder()
+        items = self._candidates(question, recorder)
+        with recorder.stage("rerank"):
             scored = self.reranker.rerank(question.text, items, max(k, len(items)))
-        return MethodResult(restrict([(s.doc_id, s.score) for s in scored], question.candidates, k), trace)
+        return MethodResult(restrict([(s.doc_id, s.score) for s in scored], question.candidates, k), Trace.of(recorder))
 
     def close(self) -> None:
         """Release the reranker's vector store."""

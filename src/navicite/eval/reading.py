@@ -15,7 +15,6 @@ recorded with its error and scores 0; it never stops the run.
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -24,7 +23,8 @@ from pydantic import BaseModel, Field
 from navicite import prompts
 from navicite.eval.datasets import EvalQuestion
 from navicite.eval.metrics import best_em_f1, choice_accuracy
-from navicite.llm.base import LLM, CallOptions, LLMError, Message, usage_scope
+from navicite.llm.base import LLM, CallOptions, LLMError, Message
+from navicite.stages import StageRecorder
 
 #: Reply budgets: a letter in JSON is a handful of tokens, a short answer a few dozen.
 CHOICE_MAX_TOKENS = 16
@@ -89,9 +89,10 @@ class EvidenceReader:
     def run(self, method: str, question: EvalQuestion, evidence: list[str], budget: int) -> ReadingRecord:
         """Ask, parse and score; a failed call yields a record with ``error`` set and score 0."""
         choice = is_choice(question)
-        started = time.perf_counter()
-        with usage_scope() as calls:
+        recorder = StageRecorder()
+        with recorder.stage("read"):
             answer, error = self._choose(question, evidence) if choice else self._answer(question, evidence)
+        usage = recorder.usage()
         record = ReadingRecord(
             method=method,
             question_id=question.id,
@@ -99,9 +100,9 @@ class EvidenceReader:
             answer=answer,
             kind="choice" if choice else "open",
             error=error,
-            seconds=round(time.perf_counter() - started, 3),
-            prompt_tokens=sum(u.prompt_tokens for u in calls),
-            completion_tokens=sum(u.completion_tokens for u in calls),
+            seconds=round(recorder.last.seconds, 3),
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
         )
         if choice:
             record.accuracy = choice_accuracy(answer, question.metadata["gold_choice"]) if answer else 0.0

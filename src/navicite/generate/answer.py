@@ -1,4 +1,5 @@
-"""What CiteG takes in and gives back: sources (defined with the documents), citations, sentence records, the answer.
+"""What CiteG takes in and gives back: sources (defined with the documents), citations, sentence records, the answer
+(its trace entries are :class:`~navicite.stages.StageTrace`).
 
 Everything here is plain data with ``to_dict`` so the command line (``--json``),
 the HTTP API and the evaluation harness serialise the same shape.
@@ -11,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from navicite.documents import Source, place_label
+from navicite.stages import StageTrace
 
 #: How a unit of the answer relates to the sources.
 #: ``cited``: a claim with at least one verified source; ``general``: a statement the
@@ -80,19 +82,6 @@ class SentenceRecord:
             "support": self.support,
             "checks": [c.to_dict() for c in self.checks],
         }
-
-
-@dataclass
-class StageTrace:
-    """What one stage did: its timing and a short summary of inputs and outputs."""
-
-    name: str
-    seconds: float
-    inputs: dict[str, Any] = field(default_factory=dict)
-    outputs: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass

@@ -3,45 +3,30 @@
 ``CiteG(llm, settings).run(question, sources)`` chooses the context, drafts,
 segments, aligns, verifies and numbers the citations, recording each step in the
 answer's trace. ``stream`` does the same but yields the draft's text as it is
-written, then the finished :class:`Answer`.
+written, then the finished :class:`Answer`. Both take the caller's
+:class:`~navicite.stages.StageRecorder` (the engine's, holding retrieval and navigation):
+the answer's trace and LLM usage are then every stage of it.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from navicite.config import Settings
 from navicite.errors import UserInputError
 from navicite.generate.align import Aligner, AlignResult, create_aligner
-from navicite.generate.answer import Answer, SentenceKind, SentenceRecord, Source, StageTrace
+from navicite.generate.answer import Answer, SentenceKind, SentenceRecord, Source
 from navicite.generate.cite import assign_markers, insert_markers
 from navicite.generate.draft import Draft, Drafter, answer_length, claim_text, is_no_answer_sentence
 from navicite.generate.phrase import PhraseFinder
 from navicite.text.sentences import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
 from navicite.generate.verify import Verified, Verifier, create_scorer, novel_words_limit
-from navicite.llm.base import LLM, Usage, UsageLog, usage_scope
+from navicite.llm.base import LLM
+from navicite.stages import StageRecorder
 from navicite.text.language import question_language
-
-
-class _Trace:
-    """Collects stage timings for one answer."""
-
-    def __init__(self) -> None:
-        self.stages: list[StageTrace] = []
-
-    @contextmanager
-    def stage(self, name: str, **inputs: Any) -> Iterator[dict[str, Any]]:
-        outputs: dict[str, Any] = {}
-        start = time.perf_counter()
-        try:
-            yield outputs
-        finally:
-            self.stages.append(StageTrace(name, round(time.perf_counter() - start, 4), inputs, outputs))
 
 
 @dataclass(frozen=True)
@@ -71,53 +56,53 @@ class CiteG:
         self.aligner: Aligner = create_aligner(llm, settings, align)
         self.phrases = PhraseFinder(llm)
 
-    def run(self, question: str, sources: list[Source]) -> Answer:
+    def run(self, question: str, sources: list[Source], recorder: StageRecorder | None = None) -> Answer:
         """The cited answer to ``question`` from ``sources`` (best first, as reranked).
+
+        ``recorder``: the stages recorded so far (the answer's trace starts with them).
 
         Raises:
             UserInputError: the question is empty.
         """
-        for event in self._events(question, sources, streaming=False):
+        for event in self._events(question, sources, False, recorder or StageRecorder()):
             if isinstance(event, Answer):
                 return event
         raise AssertionError("CiteG produced no answer")  # pragma: no cover - _events always ends with one
 
-    def stream(self, question: str, sources: list[Source]) -> Iterator[str | Chosen | Answer]:
+    def stream(self, question: str, sources: list[Source], recorder: StageRecorder | None = None) -> Iterator[str | Chosen | Answer]:
         """The chosen sources, pieces of the draft's text as the model writes them, then the :class:`Answer`.
 
         A piece ``"\\f"`` means the draft is being rewritten (it came back in the wrong
         language): clear what was shown and show the pieces that follow instead.
         """
-        yield from self._events(question, sources, streaming=True)
+        yield from self._events(question, sources, True, recorder or StageRecorder())
 
-    def _events(self, question: str, sources: list[Source], streaming: bool) -> Iterator[str | Chosen | Answer]:
+    def _events(self, question: str, sources: list[Source], streaming: bool, trace: StageRecorder) -> Iterator[str | Chosen | Answer]:
         if not question or not question.strip():
             raise UserInputError("the question is empty; ask something, e.g. navicite ask \"what is ...?\"")
-        with usage_scope() as calls:
-            trace = _Trace()
-            language = question_language(question)
-            with trace.stage("sources", candidates=len(sources)) as out:
-                entries = self.selector.run(sources)
-                out.update(chosen=[e.source.doc_id for e in entries], truncated=sum(e.truncated for e in entries))
-            if streaming:
-                yield Chosen(entries)
-            with trace.stage("draft", language=language, sources=len(entries)) as out:
-                if not entries:
-                    draft = self.drafter.without_sources(language)
-                elif streaming:
-                    draft = None
-                    for piece in self.drafter.stream(question, entries, language):
-                        if isinstance(piece, Draft):
-                            draft = piece
-                        else:
-                            yield piece
-                    assert draft is not None
-                else:
-                    draft = self.drafter.run(question, entries, language)
-                out.update(draft.trace(), form=self.drafter.form(question, language))
-            yield self._cite(question, draft, entries, trace, calls)
+        language = question_language(question)
+        with trace.stage("sources", candidates=len(sources)) as out:
+            entries = self.selector.run(sources)
+            out.update(chosen=[e.source.doc_id for e in entries], truncated=sum(e.truncated for e in entries))
+        if streaming:
+            yield Chosen(entries)
+        with trace.stage("draft", language=language, sources=len(entries)) as out:
+            if not entries:
+                draft = self.drafter.without_sources(language)
+            elif streaming:
+                draft = None
+                for piece in self.drafter.stream(question, entries, language):
+                    if isinstance(piece, Draft):
+                        draft = piece
+                    else:
+                        yield piece
+                assert draft is not None
+            else:
+                draft = self.drafter.run(question, entries, language)
+            out.update(draft.trace(), form=self.drafter.form(question, language))
+        yield self._cite(question, draft, entries, trace)
 
-    def _cite(self, question: str, draft: Draft, entries: list[ContextEntry], trace: _Trace, calls: list[Usage]) -> Answer:
+    def _cite(self, question: str, draft: Draft, entries: list[ContextEntry], trace: StageRecorder) -> Answer:
         with trace.stage("segment") as out:
             units = segment_text(draft.text, draft.language)
             sentences = [u for u in units if u.kind == "sentence"]
@@ -151,8 +136,8 @@ class CiteG:
         if self.drafter.answer_form and self.settings.generate.answer_phrase:
             with trace.stage("phrase") as out:
                 answer.short_answer = self._phrase(question, draft, answer, out)
-        answer.trace = trace.stages
-        answer.llm = usage_summary(calls)
+        answer.trace = list(trace.stages)
+        answer.llm = trace.usage()
         return answer
 
     def _phrase(self, question: str, draft: Draft, answer: Answer, out: dict[str, Any]) -> str | None:
@@ -205,15 +190,3 @@ def _best_kept(verified: Verified, most: int) -> list[int]:
     best = set(sorted(verified.kept, key=lambda n: -score.get(n, 0.0))[:most])
     return [n for n in verified.kept if n in best]
 
-
-def usage_summary(calls: list[Usage]) -> dict[str, Any]:
-    """Calls, tokens and seconds, in all and per stage, of ``calls``."""
-    log = UsageLog(calls=list(calls))
-    per_stage = log.totals()
-    return {
-        "calls": len(log.calls),
-        "prompt_tokens": sum(u.prompt_tokens for u in log.calls),
-        "completion_tokens": sum(u.completion_tokens for u in log.calls),
-        "cached_tokens": sum(u.cached_tokens for u in log.calls),
-        "stages": per_stage,
-    }

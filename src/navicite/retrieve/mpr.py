@@ -7,9 +7,9 @@ reranker, and records what each step did and cost in :class:`MPRResult`.
 Beyond the published method (docs/method.md), the flat question's BM25 top hits join the pool as portfolio
 ``B`` (``retrieve.flat_portfolio``, on by default): the Boolean portfolios are
 conjunctions of keyword pairs, and on SciFact they alone recall fewer
-documents than flat BM25 does (see bench/mpr_bench.py). LLM usage is counted per
-run with :func:`~navicite.llm.base.usage_scope`, so concurrent runs on one LLM object
-do not count each other's calls.
+documents than flat BM25 does (see bench/mpr_bench.py). Each step is a stage of a
+:class:`~navicite.stages.StageRecorder` (seconds and LLM calls per step, counted per run,
+so concurrent runs on one LLM object do not count each other's calls).
 
 With ``retrieve.rounds`` above 1, multi-hop questions get more rounds: after a round one
 LLM call (:class:`~navicite.retrieve.gap.GapFinder`) reads the best passages and says
@@ -33,7 +33,7 @@ from navicite.errors import NaviciteError
 from navicite.index.base import Hit, LexicalIndex
 from navicite.index.parse import free_text
 from navicite.index.query import to_text
-from navicite.llm.base import LLM, LLMError, Usage, UsageLog, usage_scope
+from navicite.llm.base import LLM, LLMError
 from navicite.rerank.base import Reranker, RerankItem, Scored, candidate_text, release
 from navicite.retrieve.expand import QueryAnalyzer
 from navicite.retrieve.fallback import StatisticalAnalyzer
@@ -42,6 +42,7 @@ from navicite.retrieve.keywords import Analysis
 from navicite.retrieve.pool import Candidate, CandidatePool, QueryResult
 from navicite.retrieve.portfolio import PortfolioBuilder, PortfolioQuery, PortfolioSet, Translation
 from navicite.retrieve.translate import KeywordTranslator, target_language
+from navicite.stages import StageRecorder
 from navicite.text.language import detect_language
 
 _FLAT_REASON = "retrieve.method=flat: the question's own BM25 hits only"
@@ -281,26 +282,22 @@ class MultiPortfolioRetriever:
         return ranked
 
     def _after_analysis(self, question: str, analysis: Analysis, translation: Translation | None, g_reason: str,
-                        timings: dict[str, float], calls: list[Usage], top_n: int | None, early: _Early) -> MPRResult:
-        start = time.perf_counter()
-        if self.flat:
-            portfolios = PortfolioSet([], {"Q/S/F/G/D": _FLAT_REASON})
-        else:
-            portfolios = self.builder.run(analysis, translation, g_reason)
-        results, flat = self._search_all(question, portfolios, early)
-        timings["search"] = time.perf_counter() - start
-        start = time.perf_counter()
-        pool = self.pooler.run(results)
-        timings["pool"] = time.perf_counter() - start
-        start = time.perf_counter()
+                        recorder: StageRecorder, top_n: int | None, early: _Early) -> MPRResult:
+        with recorder.stage("search"):
+            if self.flat:
+                portfolios = PortfolioSet([], {"Q/S/F/G/D": _FLAT_REASON})
+            else:
+                portfolios = self.builder.run(analysis, translation, g_reason)
+            results, flat = self._search_all(question, portfolios, early)
+        with recorder.stage("pool"):
+            pool = self.pooler.run(results)
         top_n = top_n or self.top_n
-        ranked = self._rerank([(question, flat)], pool, top_n)
-        timings["rerank"] = time.perf_counter() - start
-        result = MPRResult(question, analysis, portfolios, results, pool, ranked, self.reranker.name, translation, timings)
+        with recorder.stage("rerank"):
+            ranked = self._rerank([(question, flat)], pool, top_n)
+        result = MPRResult(question, analysis, portfolios, results, pool, ranked, self.reranker.name, translation)
         if self.rounds > 1 and self.gaps is not None and not self.flat:
-            self._more_rounds(result, [(question, flat)], top_n)
+            self._more_rounds(result, [(question, flat)], top_n, recorder)
         result.errors = [f"{r.query}: {r.error}" for r in result.results if r.error]
-        result.llm = UsageLog(list(calls)).totals()
         return result
 
     # -- later rounds ----------------------------------------------------------------------
@@ -318,31 +315,28 @@ class MultiPortfolioRetriever:
             found, flat = self._search_all(gap.sub_question, portfolios, early)
         return [replace(r, round=number, sub_question=gap.sub_question) for r in found], flat
 
-    def _more_rounds(self, result: MPRResult, against: list[tuple[str, list[Hit]]], top_n: int) -> None:
+    def _more_rounds(self, result: MPRResult, against: list[tuple[str, list[Hit]]], top_n: int, recorder: StageRecorder) -> None:
         """Rounds 2.. on ``result`` (its results, pool and ranking grow); ``against``: texts to rerank for."""
         assert self.gaps is not None
-        timings = result.timings
         for number in range(2, self.rounds + 1):
-            start = time.perf_counter()
-            shown = [self._glimpse(c) for c in result.ranked[: self.cfg.round_passages]]
-            searched = [text for text, _ in against]
-            gap, problem = self.gaps.run(result.question, shown, searched)
-            timings["gap"] = timings.get("gap", 0.0) + time.perf_counter() - start
+            with recorder.stage("gap"):  # one stage per call; their seconds add up under "gap"
+                shown = [self._glimpse(c) for c in result.ranked[: self.cfg.round_passages]]
+                searched = [text for text, _ in against]
+                gap, problem = self.gaps.run(result.question, shown, searched)
             step = Round(number, [g.doc_id for g in shown], gap, problem)
             result.rounds.append(step)
             if gap is None or gap.enough:
                 result.stopped = problem or f"enough after round {number - 1}"
                 return
-            start = time.perf_counter()
-            step.queries, flat = self._round_search(number, gap, searched)
-            result.results.extend(step.queries)
-            known = {doc_id for c in result.pool for doc_id in (c.doc_id, *c.merged_ids)}
-            result.pool = self.pooler.run(result.results)
-            step.new = [c for c in result.pool if c.doc_id not in known]
-            # Passages already pooled may answer the sub-question: rerank even when nothing is new.
-            against.append((gap.sub_question, flat))
-            result.ranked = self._rerank(against, result.pool, top_n)
-            timings[f"round{number}"] = time.perf_counter() - start
+            with recorder.stage(f"round{number}"):
+                step.queries, flat = self._round_search(number, gap, searched)
+                result.results.extend(step.queries)
+                known = {doc_id for c in result.pool for doc_id in (c.doc_id, *c.merged_ids)}
+                result.pool = self.pooler.run(result.results)
+                step.new = [c for c in result.pool if c.doc_id not in known]
+                # Passages already pooled may answer the sub-question: rerank even when nothing is new.
+                against.append((gap.sub_question, flat))
+                result.ranked = self._rerank(against, result.pool, top_n)
             if not step.new:
                 result.stopped = f"round {number} found no new passages"
                 return
@@ -350,29 +344,36 @@ class MultiPortfolioRetriever:
 
     # -- public ------------------------------------------------------------------------------
 
-    def run(self, question: str, top_n: int | None = None, flat: list[Hit] | None = None) -> MPRResult:
+    def run(self, question: str, top_n: int | None = None, flat: list[Hit] | None = None,
+            recorder: StageRecorder | None = None) -> MPRResult:
         """Retrieve and rank candidates for ``question``; keep ``top_n`` (default ``rerank.top_n``).
 
         The flat question's BM25 and its nearest passages by embedding need no keywords, so
         they run while the model analyses the question; ``flat``: the flat hits, when the
-        caller already has them (from :meth:`flat_hits`).
+        caller already has them (from :meth:`flat_hits`). Each step (analyze, translate,
+        search, pool, rerank, gap, round2 ...) is a stage of ``recorder`` (default: a new one);
+        the result's ``timings`` and ``llm`` are this run's stages'.
         """
-        with usage_scope() as calls, ThreadPoolExecutor(max_workers=2) as side:
+        recorder = recorder if recorder is not None else StageRecorder()
+        first = len(recorder.stages)
+        with ThreadPoolExecutor(max_workers=2) as side:
             early = _Early(
                 side.submit(lambda: flat) if flat is not None else side.submit(self._flat_bm25, question),
                 side.submit(self._dense_hits, question),
             )
-            timings: dict[str, float] = {}
             if self.flat:
                 analysis = Analysis([], [], detect_language(question), "fallback", _FLAT_REASON)
-                return self._after_analysis(question, analysis, None, _FLAT_REASON, timings, calls, top_n, early)
-            start = time.perf_counter()
-            analysis = self.analyzer.run(question)
-            timings["analyze"] = time.perf_counter() - start
-            start = time.perf_counter()
-            translation, g_reason = self._translate(analysis)
-            timings["translate"] = time.perf_counter() - start
-            return self._after_analysis(question, analysis, translation, g_reason, timings, calls, top_n, early)
+                translation, g_reason = None, _FLAT_REASON
+            else:
+                with recorder.stage("analyze"):
+                    analysis = self.analyzer.run(question)
+                with recorder.stage("translate"):
+                    translation, g_reason = self._translate(analysis)
+            result = self._after_analysis(question, analysis, translation, g_reason, recorder, top_n, early)
+        mine = StageRecorder(recorder.stages[first:])
+        result.timings = mine.seconds()
+        result.llm = mine.usage()["stages"]
+        return result
 
     def flat_hits(self, question: str) -> list[Hit]:
         """The flat question's BM25 hits (milliseconds): what can be shown before the analysis is done."""
