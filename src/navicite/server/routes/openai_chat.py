@@ -67,7 +67,7 @@ from navicite.generate.cite import with_marker
 from navicite.generate.render import UNSUPPORTED_SIGN
 from navicite.pipeline import Engine, Event, Mode
 from navicite.server.schemas import ChatCompletionRequest, ChatMessage, OllamaChatRequest
-from navicite.server.streaming import HEARTBEAT_S, OneContext, paced
+from navicite.server.streaming import HEARTBEAT_S, paced
 
 log = logging.getLogger(__name__)
 
@@ -308,7 +308,7 @@ async def _started(engine: Engine, turn: Turn) -> Iterator[Event]:
     The question and mode are checked when the first event is asked for, so taking it before
     the response starts turns a refused question into a 400 instead of an error mid-stream.
     """
-    events = OneContext(engine.ask_stream(turn.question, turn.mode))
+    events = engine.ask_stream(turn.question, turn.mode)  # its steps share one context (Engine.ask_stream)
     first = await run_in_threadpool(next, events, None)
     return itertools.chain([first] if first is not None else [], events)
 
