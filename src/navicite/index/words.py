@@ -3,7 +3,8 @@
 One analysis for every lexical comparison navicite makes: the collection index (tantivy's
 word chain and CJK character pairs), the in-memory BM25 of ``navicite.lexical``, the
 statistical keyword analysis and the verifier's stems all read words this way, so a word
-that matches in one matches in the others.
+that matches in one matches in the others. (Which words to leave out is each user's own
+choice: BM25 drops the usual few, keyword selection many more.)
 """
 
 from __future__ import annotations
@@ -16,39 +17,19 @@ from navicite.index import cjk
 from navicite.index.tantivy_schema import word_analyzer
 
 
-#: Function words that never make useful search terms (English; Korean particles are
-#: attached to words, so Korean questions lose only the generic words).
-STOPWORDS: frozenset[str] = frozenset(
-    """a about above after again against all also am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers him his how i if in into is it its itself just
-    may me might more most must my no nor not now of off on once only or other our out over own
-    same she should so some such than that the their them then there these they this those
-    through to too under until up very was we were what when where which while who whom why
-    will with would you your yours whether there's it's does doesn't don't isn't aren't can't
-    cannot vs via per e.g i.e et al""".split()
-)
-
-
 @lru_cache(maxsize=2)
 def _analyzer(stemming: bool) -> tantivy.TextAnalyzer:
     return word_analyzer(stemming)
 
 
-def terms(text: str, stemming: bool = True, drop_stopwords: bool = False) -> list[str]:
+def terms(text: str, stemming: bool = True) -> list[str]:
     """The terms a collection index makes of ``text``, in order.
 
     Words are split on non-alphanumerics, lower-cased and (by default) English-stemmed,
     as the ``en_stem`` field does; CJK runs become their character pairs, as the bigram
     field does, and the letters and digits glued to them ("BERT를") stay words.
-    ``drop_stopwords`` leaves out the words of :data:`STOPWORDS` (for a question: a
-    text sharing only "the" with it shares nothing).
     """
-    if drop_stopwords:
-        plain = [w for w in _analyzer(False).analyze(text) if w not in STOPWORDS]
-        words = [stem(w) for w in plain] if stemming else plain
-    else:
-        words = _analyzer(stemming).analyze(text)
+    words = _analyzer(stemming).analyze(text)
     if not cjk.has_cjk(text):
         return words
     pairs = [pair for run in cjk.cjk_runs(text) for pair in cjk.bigrams(run)]

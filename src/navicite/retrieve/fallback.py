@@ -14,11 +14,24 @@ from collections import Counter
 
 from navicite.index.base import LexicalIndex
 from navicite.index.query import Or, Query, Term
-from navicite.index.words import STOPWORDS, stem
+from navicite.index.words import stem
 from navicite.retrieve.keywords import GENERIC_WORDS, Analysis, Keyword, normalise
 from navicite.text.language import question_language
 
 _WORD = re.compile(r"[^\W_][\w\-']*[^\W_]|[^\W_]", re.UNICODE)
+
+#: Function words that never make useful search terms (English; Korean particles are
+#: attached to words, so Korean questions lose only the generic words).
+STOPWORDS: frozenset[str] = frozenset(
+    """a about above after again against all also am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers him his how i if in into is it its itself just
+    may me might more most must my no nor not now of off on once only or other our out over own
+    same she should so some such than that the their them then there these they this those
+    through to too under until up very was we were what when where which while who whom why
+    will with would you your yours whether there's it's does doesn't don't isn't aren't can't
+    cannot vs via per e.g i.e et al""".split()
+)
 
 
 def words(text: str) -> list[str]:
