@@ -21,16 +21,18 @@ class LocalBM25:
 
     def __init__(self, texts: Sequence[str]) -> None:
         import bm25s
+        from bm25s.stopwords import STOPWORDS_EN
 
         self.size = len(texts)
+        self._stopwords = frozenset(STOPWORDS_EN)
         self._bm25 = bm25s.BM25()
         if self.size:
-            self._bm25.index([_words(t) for t in texts], show_progress=False)
+            self._bm25.index([self._words(t) for t in texts], show_progress=False)
 
     def scores(self, query: str) -> np.ndarray:
         """One score per text, in order; all zero when the query has no word the texts could match."""
         out = np.zeros(self.size, dtype=np.float32)
-        words = [w for w in dict.fromkeys(_words(query)) if w in self._bm25.vocab_dict] if self.size else []
+        words = [w for w in dict.fromkeys(self._words(query)) if w in self._bm25.vocab_dict] if self.size else []
         if not words:
             return out
         ids, scores = self._bm25.retrieve([words], k=self.size, show_progress=False, n_threads=1)
@@ -41,9 +43,6 @@ class LocalBM25:
         """Positions of the texts, best first; ties (and a query matching nothing) keep their order."""
         return [int(i) for i in np.argsort(-self.scores(query), kind="stable")]
 
-
-def _words(text: str) -> list[str]:
-    from bm25s.stopwords import STOPWORDS_EN
-
-    # Their stems are the words themselves, so the list applies to stemmed terms as it is.
-    return [t for t in terms(text) if t not in STOPWORDS_EN]
+    def _words(self, text: str) -> list[str]:
+        # The stop words' stems are the words themselves, so the list applies to stemmed terms as it is.
+        return [t for t in terms(text) if t not in self._stopwords]

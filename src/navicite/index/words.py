@@ -23,11 +23,12 @@ def _analyzer(stemming: bool) -> tantivy.TextAnalyzer:
 
 
 def terms(text: str, stemming: bool = True) -> list[str]:
-    """The terms a collection index makes of ``text``, in order.
+    """The terms a collection index makes of ``text`` (a bag: BM25 reads no order).
 
     Words are split on non-alphanumerics, lower-cased and (by default) English-stemmed,
     as the ``en_stem`` field does; CJK runs become their character pairs, as the bigram
-    field does, and the letters and digits glued to them ("BERT를") stay words.
+    field does, and the letters and digits glued to them ("BERT를") stay words. Text
+    without CJK keeps its word order; with CJK, its words come first, then the pairs.
     """
     words = _analyzer(stemming).analyze(text)
     if not cjk.has_cjk(text):

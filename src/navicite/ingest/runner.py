@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol
 
