@@ -7,13 +7,14 @@ path ``navicite ask`` takes) with its own LLM cache, so nothing is replayed betw
 
 - ``old``: ``--preset first-release`` (whole documents cut to the budget, the report draft,
   one thread: the first release's call pattern);
-- ``new``: the defaults.
+- ``new``: the defaults;
+- ``lean``: the defaults with a smaller draft context (``--configs old,new,lean``).
 
 Printed per configuration: median seconds per answer and its ratio to ``old``, time to the
 first shown source and to the first draft token, per stage seconds, LLM calls, prompt /
 prompt-cached / completion tokens, and quality: HotpotQA EM/F1 of the first sentence, PDF
-accuracy (``all_of`` groups), share of factual sentences cited. Citation recall/precision come
-from ``bench/citeg_hotpotqa.py`` (they need a judge model per sentence).
+accuracy (``all_of`` groups), share of factual sentences cited; with ``--citations``, ALCE
+citation recall and precision of every configuration's answers, judged by the embedded model.
 
     .venv/bin/python bench/answer_bench.py --hotpot 10 --pdf 4 --out /tmp/answer-bench [--configs old,new]
 
@@ -37,13 +38,22 @@ from typing import Any
 
 from navicite import Collection, Document
 from navicite.config import load_settings
+from navicite.eval.citations import CitationCounts, CitationScorer
 from navicite.eval.datasets import load_dataset
 from navicite.eval.docqa import holds_all_of, load_questions
+from navicite.eval.judge import LLMJudge
 from navicite.eval.metrics import best_em_f1
 from navicite.ingest import sample_documents
+from navicite.llm import create
+from navicite.llm.embedded import unload_models
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-CONFIGS = {"old": "first-release", "new": None}
+#: Configuration name -> (preset, overrides). ``lean`` tries a smaller draft context on the defaults.
+CONFIGS: dict[str, tuple[str | None, list[str]]] = {
+    "old": ("first-release", []),
+    "new": (None, []),
+    "lean": (None, ["generate.context_budget_tokens=1500"]),
+}
 README_QUESTION = "Does folic acid supplementation lower blood homocysteine levels?"
 
 
@@ -115,6 +125,25 @@ def cited_sentences(answer: Any) -> list[dict[str, Any]]:
     ]
 
 
+def citation_rates(records: list[dict[str, Any]], scorer: CitationScorer) -> dict[str, float]:
+    """ALCE citation recall and precision of recorded answers, judged by ``scorer``'s model.
+
+    Each answer's markers are numbered as its cited sentences' passages were; headings are left
+    out; a factual sentence without a marker counts against recall, as in ALCE.
+    """
+    total = CitationCounts()
+    for record in records:
+        passages: dict[int, dict[str, str]] = {}
+        for sentence in record["cited"]:
+            for p in sentence["passages"]:
+                passages[p["marker"]] = {"title": p["title"], "text": p["text"]}
+        sources = [passages.get(n, {"title": "", "text": ""}) for n in range(1, max(passages, default=0) + 1)]
+        body = "\n".join(line for line in record["answer"].splitlines() if not line.lstrip().startswith("#"))
+        total.add(scorer.score_answer(body, sources))
+    rates = total.rates()
+    return {k: round(v, 3) if isinstance(v, float) else v for k, v in rates.items()}
+
+
 def score(record: dict[str, Any], q: dict[str, Any]) -> None:
     if "answers" in q:
         record["em"], record["f1"] = best_em_f1(record["first_sentence"], q["answers"])
@@ -148,6 +177,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/answer-bench"))
     parser.add_argument("--configs", default="old,new")
     parser.add_argument("--records", type=Path, help="where records are appended (default: OUT/records.jsonl)")
+    parser.add_argument("--citations", action="store_true",
+                        help="after the answers, judge their citations with the embedded model (ALCE recall/precision)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     records_path = args.records or args.out / "records.jsonl"
@@ -173,7 +204,9 @@ def main() -> None:
                 if (config, q["question"]) in done:
                     records[config].append(done[(config, q["question"])])
                     continue
-                with Collection(settings=load_settings(homes[config], preset=CONFIGS[config])) as papers:
+                unload_models()  # each answer starts with an empty prompt cache, as `navicite ask` does
+                preset, overrides = CONFIGS[config]
+                with Collection(settings=load_settings(homes[config], overrides, preset=preset)) as papers:
                     record = ask_one(papers, q["question"])
                 score(record, q)
                 record.update(config=config, set=name, question=q["question"], load=os.getloadavg()[0])
@@ -186,6 +219,15 @@ def main() -> None:
     for config, figures in results.items():
         ratio = f" ({figures['median_seconds'] / base:.2f}x old)" if base else ""
         print(f"\n{config}{ratio}: {json.dumps(figures)}")
+    if args.citations:
+        unload_models()
+        # One judge for every configuration: the defaults' model, its own cache under OUT.
+        scorer = CitationScorer(LLMJudge(create(load_settings(args.out / "judge"))))
+        for config, rs in records.items():
+            for name in ("all", *asked):
+                chosen = [r for r in rs if name in ("all", r["set"])]
+                if chosen:
+                    print(f"citations {config} {name} ({len(chosen)} answers): {json.dumps(citation_rates(chosen, scorer))}", flush=True)
 
 
 if __name__ == "__main__":

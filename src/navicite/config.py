@@ -164,6 +164,12 @@ class RetrieveSettings(Section):
     max_queries: int = Field(10, ge=1)
     or_group_cap: int = Field(5, ge=1)
     concurrency: int = Field(4, ge=1)
+    analysis: Literal["llm", "statistical"] | None = Field(
+        None,
+        description="Who turns the question into keywords: 'llm' (the method's analysis call) or 'statistical' (the "
+        "question's rare words and pseudo-relevance feedback, no call); unset: statistical with the embedded model, "
+        "whose analysis call took 30-65 s and retrieved no better (bench/README.md), llm with other backends.",
+    )
     analysis_max_tokens: int = Field(256, ge=64, description="Budget of the keyword-analysis reply (the embedded 1.5B model writes 170-210 tokens).")
     feedback_docs: int = Field(10, ge=1, description="Top BM25 documents read by the statistical fallback's expansion.")
     bm25_depth: int = Field(300, ge=0, description="Flat-question BM25 hits whose scores feed the reranker (0: none).")
@@ -443,7 +449,7 @@ PRESETS: dict[str, tuple[str, ...]] = {
     # The first release's call pattern, for side-by-side runs: whole documents cut to the
     # budget, the title/introduction/body/conclusion draft, one thread.
     "first-release": ("generate.evidence=document", "generate.format=report", "llm.threads=1",
-                      "retrieve.analysis_max_tokens=384"),
+                      "retrieve.analysis_max_tokens=384", "retrieve.analysis=llm"),
     # Fewest model calls: no keyword analysis, word-overlap verification, five sources.
     "fast": ("retrieve.method=flat", "generate.verifier=lexical", "generate.max_sources=5",
              "generate.language_retry=false"),

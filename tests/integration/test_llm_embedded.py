@@ -8,8 +8,8 @@ import time
 import pytest
 from pydantic import BaseModel, Field
 
-from navicite.llm.base import LLM, CallOptions, LLMInputError, LLMOutputError, Message
-from navicite.llm.embedded import EmbeddedLLM
+from navicite.llm.base import LLM, CallOptions, LLMInputError, LLMOutputError, Message, usage_scope
+from navicite.llm.embedded import EmbeddedLLM, unload_models
 
 pytestmark = pytest.mark.llm
 
@@ -138,3 +138,18 @@ def test_one_model_instance_serves_several_threads(small_real_llm: LLM) -> None:
     assert len(replies) == 3
     twin = EmbeddedLLM(small_real_llm.settings)
     assert twin.runtime is small_real_llm.runtime  # one loaded model per process
+
+
+def test_unloaded_models_start_again_with_an_empty_prompt_cache(small_real_llm: LLM) -> None:
+    messages = [Message("system", "Reply with one word. " * 20), Message("user", "Say yes.")]
+    options = CallOptions(stage="it-unload", max_tokens=2, use_cache=False)
+
+    def cached() -> int:
+        with usage_scope() as calls:
+            small_real_llm.complete(messages, options)
+        return calls[0].cached_tokens
+
+    cached()
+    assert cached() > 100  # the same prompt again: llama.cpp reuses its prefix
+    unload_models()
+    assert cached() == 0  # a freshly loaded model, as in a new process

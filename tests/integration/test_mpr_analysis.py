@@ -26,6 +26,7 @@ DOCS = [
 @pytest.fixture(scope="module")
 def retriever(real_llm: LLM, tmp_path_factory: pytest.TempPathFactory) -> MultiPortfolioRetriever:
     settings = Settings(home=tmp_path_factory.mktemp("mpr-real"))
+    settings.retrieve.analysis = "llm"  # the method's analysis call (the embedded model's default is statistical)
     idx = index_package.create(settings)
     idx.upsert(DOCS)
     return MultiPortfolioRetriever(idx, real_llm, FusionReranker(), settings)

@@ -10,6 +10,7 @@ from navicite.config import Settings
 from navicite.index.base import LexicalIndex
 from navicite.llm.scripted import ScriptedLLM
 from navicite.rerank.fusion import FusionReranker
+from navicite.retrieve.expand import analysis_by_llm
 from navicite.retrieve.mpr import MultiPortfolioRetriever
 from navicite.stages import StageRecorder
 
@@ -26,9 +27,11 @@ ANALYSIS = {
 TRANSLATION = {"primary": ["비타민 D", "골절", "노인"], "expanded": ["골밀도", "골다공증", "낙상"]}
 
 
-def retriever(llm, index: LexicalIndex, tmp_path: Path, flat: bool = False) -> MultiPortfolioRetriever:
+def retriever(llm, index: LexicalIndex, tmp_path: Path, flat: bool = False, analysis: str | None = "llm") -> MultiPortfolioRetriever:
+    """MPR over ``index``; the scripted model analyses unless ``analysis`` says otherwise."""
     settings = Settings(home=tmp_path)
     settings.retrieve.flat_portfolio = flat
+    settings.retrieve.analysis = analysis
     return MultiPortfolioRetriever(index, llm, FusionReranker(), settings)
 
 
@@ -102,6 +105,27 @@ def test_no_llm_runs_the_fallback_and_records_skipped_g(small_index: LexicalInde
     assert result.portfolios.skipped["G"] == "no LLM configured to translate keywords"
     d4 = next(c for c in result.pool if c.doc_id == "d4")
     assert "F" in d4.portfolios  # (p1 OR p2 OR p3) AND p4 holds BRCA1 AND cancer
+
+
+def test_the_embedded_model_does_not_analyse_by_default_but_still_translates(small_index: LexicalIndex, tmp_path: Path) -> None:
+    # Unset, retrieve.analysis is statistical with the embedded backend (the settings' default):
+    # the model's first call is portfolio G's translation, not the analysis.
+    llm = ScriptedLLM([TRANSLATION])
+    result = retriever(llm, small_index, tmp_path, analysis=None).run("Does vitamin D prevent fractures in the elderly?")
+    assert result.analysis.path == "fallback" and "retrieve.analysis=statistical" in (result.analysis.fallback_reason or "")
+    assert len(llm.calls) == 1 and "Korean" in llm.calls[0].prompt
+    assert {"Q", "S", "G"} <= {q.portfolio for q in result.portfolios.queries}
+
+
+@pytest.mark.parametrize(
+    ("backend", "analysis", "by_llm"),
+    [("embedded", None, False), ("openai", None, True), ("embedded", "llm", True), ("openai", "statistical", False)],
+)
+def test_who_analyses_follows_the_backend_unless_set(backend: str, analysis: str | None, by_llm: bool, tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path)
+    settings.llm.backend = backend
+    settings.retrieve.analysis = analysis
+    assert analysis_by_llm(settings) is by_llm
 
 
 def test_flat_portfolio_b_adds_the_bag_of_words_hits(small_index: LexicalIndex, tmp_path: Path) -> None:

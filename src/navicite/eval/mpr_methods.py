@@ -67,13 +67,16 @@ class MPRMethod:
         self.name = name
         self.resources = resources
         llm = resources.llm if use_llm and resources.settings.llm.backend != "none" else None
+        settings = resources.settings
+        if use_llm:  # the method's name says who analyses, whatever the backend's default
+            settings = settings.model_copy(update={"retrieve": settings.retrieve.model_copy(update={"analysis": "llm"})})
         questions = RememberingEmbedder(resources.embedder)
         dense = None
         if resources.settings.retrieve.dense_portfolio:
             _ = resources.dense  # built here, once, not by the first concurrent searches
             dense = _CorpusDense(resources, questions)
         self.retriever = MultiPortfolioRetriever(
-            resources.lexical, llm, _reranker(resources, rerank_backend, questions), resources.settings, dense
+            resources.lexical, llm, _reranker(resources, rerank_backend, questions), settings, dense
         )
 
     def run(self, question: EvalQuestion, k: int) -> MethodResult:

@@ -111,6 +111,21 @@ def loaded_model(key: RuntimeKey) -> LoadedModel:
         return model
 
 
+def unload_models() -> None:
+    """Close every model this process has loaded; the next call loads it afresh.
+
+    For benchmarks that ask many questions in one process: llama.cpp keeps earlier prompts in
+    its slot and in a RAM prompt cache, so an answer would start from another answer's prefix.
+    Unloaded, each answer starts with an empty cache and pays the load, as a fresh ``navicite
+    ask`` does. Only between answers: an ``EmbeddedLLM`` in use keeps no handle on the model.
+    """
+    with _loaded_lock:
+        models = list(_loaded.values())
+        _loaded.clear()
+    for model in models:
+        model.close()
+
+
 class EmbeddedLLM(BaseLLM):
     """Chat with a GGUF model in-process (default: Qwen2.5-Coder-1.5B-Instruct Q4_K_M)."""
 

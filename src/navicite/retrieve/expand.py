@@ -2,8 +2,9 @@
 
 The model's reply is validated against :class:`AnalysisReply`; generic words are
 removed in code afterwards (a small model does not reliably obey "no generic
-words"). When there is no LLM, or its reply is unusable even after the LLM
-layer's repair, the statistical fallback runs and the result says so.
+words"). When there is no LLM, the settings ask for the statistical analysis (the default
+with the embedded model, :func:`analysis_by_llm`), or the model's reply is unusable even after
+the LLM layer's repair, the statistical path runs and the result says why.
 """
 
 from __future__ import annotations
@@ -13,10 +14,14 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, field_validator
 
 from navicite import prompts
+from navicite.config import Settings
 from navicite.llm.base import LLM, CallOptions, LLMError, Message
 from navicite.retrieve.fallback import StatisticalAnalyzer
 from navicite.retrieve.keywords import Analysis, Keyword, clean_keywords, normalise
 from navicite.text.language import question_language
+
+#: Why the statistical path ran when the settings chose it.
+STATISTICAL_CHOSEN = "retrieve.analysis=statistical (as set, or the embedded model's default)"
 
 PRIMARY_COUNT = 5
 EXPANDED_COUNT = 3
@@ -86,6 +91,19 @@ def analysis_from_reply(reply: AnalysisReply, question: str) -> Analysis:
     return Analysis(primary, expanded, question_language(question), "llm", dropped=dropped)
 
 
+def analysis_by_llm(settings: Settings) -> bool:
+    """Whether the question's keywords come from the model (``retrieve.analysis``, or its default).
+
+    Unset, the embedded model does not analyse: on SciFact its analysis call took 30-65 s per
+    question on a 2-core CPU and the statistical keywords reranked as well (nDCG@10 0.568 vs 0.563,
+    bench/README.md), so the call only delayed the first draft token. A user's own server analyses.
+    """
+    configured = settings.retrieve.analysis
+    if configured is not None:
+        return configured == "llm"
+    return settings.llm.backend != "embedded"
+
+
 class QueryAnalyzer:
     """Stage 1 of MPR: question -> :class:`Analysis`.
 
@@ -93,12 +111,17 @@ class QueryAnalyzer:
         llm: the chat model, or None to use the statistical path only.
         fallback: the statistical analyzer (needs the index).
         max_tokens: budget for the model's reply.
+        no_llm: why the statistical path runs when ``llm`` is None (shown in the trace).
     """
 
-    def __init__(self, llm: LLM | None, fallback: StatisticalAnalyzer, max_tokens: int = 256) -> None:
+    def __init__(
+        self, llm: LLM | None, fallback: StatisticalAnalyzer, max_tokens: int = 256,
+        no_llm: str = "no LLM configured (llm.backend = none)",
+    ) -> None:
         self.llm = llm
         self.fallback = fallback
         self.max_tokens = max_tokens
+        self.no_llm = no_llm
 
     def _messages(self, question: str) -> list[Message]:
         return prompts.render("analyze_question", question=question)
@@ -109,7 +132,7 @@ class QueryAnalyzer:
     def run(self, question: str) -> Analysis:
         """Analyse ``question``; never raises on a bad model answer (falls back instead)."""
         if self.llm is None:
-            return self.fallback.run(question, "no LLM configured (llm.backend = none)")
+            return self.fallback.run(question, self.no_llm)
         try:
             reply = self.llm.complete_json(self._messages(question), AnalysisReply, self._options())
             return analysis_from_reply(reply, question)
