@@ -168,7 +168,7 @@ class RetrieveSettings(Section):
         None,
         description="Who turns the question into keywords: 'llm' (the method's analysis call) or 'statistical' (the "
         "question's rare words and pseudo-relevance feedback, no call); unset: statistical with the embedded model, "
-        "whose analysis call took 30-65 s and retrieved no better (bench/README.md), llm with other backends.",
+        "whose analysis call took 25-65 s and retrieved no better (bench/README.md), llm with other backends.",
     )
     analysis_max_tokens: int = Field(256, ge=64, description="Budget of the keyword-analysis reply (the embedded 1.5B model writes 170-210 tokens).")
     feedback_docs: int = Field(10, ge=1, description="Top BM25 documents read by the statistical fallback's expansion.")

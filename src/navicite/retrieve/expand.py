@@ -20,9 +20,6 @@ from navicite.retrieve.fallback import StatisticalAnalyzer
 from navicite.retrieve.keywords import Analysis, Keyword, clean_keywords, normalise
 from navicite.text.language import question_language
 
-#: Why the statistical path ran when the settings chose it.
-STATISTICAL_CHOSEN = "retrieve.analysis=statistical (as set, or the embedded model's default)"
-
 PRIMARY_COUNT = 5
 EXPANDED_COUNT = 3
 
@@ -94,8 +91,8 @@ def analysis_from_reply(reply: AnalysisReply, question: str) -> Analysis:
 def analysis_by_llm(settings: Settings) -> bool:
     """Whether the question's keywords come from the model (``retrieve.analysis``, or its default).
 
-    Unset, the embedded model does not analyse: on SciFact its analysis call took 30-65 s per
-    question on a 2-core CPU and the statistical keywords reranked as well (nDCG@10 0.568 vs 0.563,
+    Unset, the embedded model does not analyse: its analysis call took 25-65 s per question on a
+    2-core CPU, and on SciFact the statistical keywords reranked as well (nDCG@10 0.568 vs 0.563,
     bench/README.md), so the call only delayed the first draft token. A user's own server analyses.
     """
     configured = settings.retrieve.analysis
@@ -111,17 +108,17 @@ class QueryAnalyzer:
         llm: the chat model, or None to use the statistical path only.
         fallback: the statistical analyzer (needs the index).
         max_tokens: budget for the model's reply.
-        no_llm: why the statistical path runs when ``llm`` is None (shown in the trace).
+        by_llm: whether ``llm`` analyses (:func:`analysis_by_llm`); when not, it is not called.
     """
 
-    def __init__(
-        self, llm: LLM | None, fallback: StatisticalAnalyzer, max_tokens: int = 256,
-        no_llm: str = "no LLM configured (llm.backend = none)",
-    ) -> None:
-        self.llm = llm
+    def __init__(self, llm: LLM | None, fallback: StatisticalAnalyzer, max_tokens: int = 256, by_llm: bool = True) -> None:
+        self.llm = llm if by_llm else None
         self.fallback = fallback
         self.max_tokens = max_tokens
-        self.no_llm = no_llm
+        if llm is None:
+            self.no_llm = "no LLM configured (llm.backend = none)"
+        else:
+            self.no_llm = "retrieve.analysis=statistical (as set, or the embedded model's default)"
 
     def _messages(self, question: str) -> list[Message]:
         return prompts.render("analyze_question", question=question)

@@ -35,7 +35,7 @@ from navicite.index.parse import free_text
 from navicite.index.query import to_text
 from navicite.llm.base import LLM, LLMError
 from navicite.rerank.base import Reranker, RerankItem, Scored, candidate_text, release
-from navicite.retrieve.expand import STATISTICAL_CHOSEN, QueryAnalyzer, analysis_by_llm
+from navicite.retrieve.expand import QueryAnalyzer, analysis_by_llm
 from navicite.retrieve.fallback import StatisticalAnalyzer
 from navicite.retrieve.gap import Gap, GapFinder, Glimpse, opening, round_analysis
 from navicite.retrieve.keywords import Analysis
@@ -174,10 +174,7 @@ class MultiPortfolioRetriever:
         self.flat = settings.retrieve.method == "flat"
         self.top_n = settings.rerank.top_n
         fallback = StatisticalAnalyzer(index, feedback_docs=self.cfg.feedback_docs)
-        if llm is not None and not analysis_by_llm(settings):
-            self.analyzer = QueryAnalyzer(None, fallback, no_llm=STATISTICAL_CHOSEN)
-        else:
-            self.analyzer = QueryAnalyzer(llm, fallback, max_tokens=self.cfg.analysis_max_tokens)
+        self.analyzer = QueryAnalyzer(llm, fallback, self.cfg.analysis_max_tokens, by_llm=analysis_by_llm(settings))
         self.translator = KeywordTranslator(llm) if llm is not None else None
         self.builder = PortfolioBuilder(self.cfg.or_group_cap, self.cfg.max_queries, tuple(self.cfg.noise_terms))
         self.pooler = CandidatePool()
