@@ -350,6 +350,14 @@ class GenerateSettings(Section):
     )
     lexical_accept: float = Field(0.8, ge=0.0, le=1.0, description="Hybrid: overlap at or above this is accepted without asking the judge.")
     judge_max_calls: int = Field(16, ge=0, description="Most judge calls per answer; beyond it the lexical score decides.")
+    joint_support: bool = Field(
+        True, description="A claim no single source supports is judged once against the two sources that best cover it, "
+        "read together (a comparison or a two-hop bridge); off saves that call."
+    )
+    confirm_answer: bool = Field(
+        True, description="Answer form: the first sentence, the answer, is put to the judge (one call) when word overlap "
+        "alone accepted it."
+    )
     novel_words: int | None = Field(
         None, ge=0,
         description="A sentence with this many content words that neither its sources nor the question hold is not cited "
@@ -449,7 +457,8 @@ PRESETS: dict[str, tuple[str, ...]] = {
     # The first release's call pattern, for side-by-side runs: whole documents cut to the
     # budget, the title/introduction/body/conclusion draft, one thread.
     "first-release": ("generate.evidence=document", "generate.format=report", "llm.threads=1",
-                      "retrieve.analysis_max_tokens=384", "retrieve.analysis=llm"),
+                      "retrieve.analysis_max_tokens=384", "retrieve.analysis=llm",
+                      "generate.joint_support=false", "generate.confirm_answer=false"),
     # Fewest model calls: no keyword analysis, word-overlap verification, five sources.
     "fast": ("retrieve.method=flat", "generate.verifier=lexical", "generate.max_sources=5",
              "generate.language_retry=false"),

@@ -27,7 +27,8 @@ SOURCES = [{"title": "S1", "text": "alpha"}, {"title": "S2", "text": "beta"}, {"
 def test_split_keeps_markers_with_their_sentence() -> None:
     sentences = split_cited("Water boils at 100 degrees [1][2]. Ice melts at zero degrees [3, 1]. Is that so?")
     assert [s.markers for s in sentences] == [(1, 2), (3, 1), ()]
-    assert sentences[0].claim == "Water boils at 100 degrees ."
+    # The marker goes with the space before it: the judge reads the sentence as written.
+    assert sentences[0].claim == "Water boils at 100 degrees."
 
 
 def test_recall_precision_and_rates() -> None:
@@ -40,9 +41,9 @@ def test_recall_precision_and_rates() -> None:
         "Claim six points nowhere at all [7]."  # broken marker: counts as uncited
     )
     support = {
-        "Claim one is well supported here .": [{"alpha"}],
-        "Claim two needs both sources together .": [{"alpha", "beta"}],
-        "Claim three has an extra citation .": [{"alpha"}],
+        "Claim one is well supported here.": [{"alpha"}],
+        "Claim two needs both sources together.": [{"alpha", "beta"}],
+        "Claim three has an extra citation.": [{"alpha"}],
     }
     judge = TableJudge(support)
     counts = CitationScorer(judge).score_answer(answer, SOURCES)

@@ -22,6 +22,19 @@ def test_llm_judge_reads_verdict_and_sends_both_texts() -> None:
     assert llm.calls[0].json_schema is not None and llm.calls[0].max_tokens <= 16
 
 
+def test_llm_judge_asks_a_cited_passage_as_the_verifier_asked_it() -> None:
+    from navicite.eval.citations import format_passage
+    from navicite.generate.verify import ask_support
+
+    claim = "William King was Maine's first governor."
+    passage = {"title": "William King (governor)", "text": "William King was the first Governor of Maine."}
+    llm = ScriptedLLM(default={"supported": True})
+    ask_support(llm, passage["title"], passage["text"], claim)
+    LLMJudge(llm).entails(format_passage(passage), claim)
+    verifier_prompt, judge_prompt = (call.prompt for call in llm.calls)
+    assert judge_prompt == verifier_prompt and judge_prompt.count("Title:") == 1
+
+
 def test_llm_judge_counts_unusable_replies_as_unsupported() -> None:
     llm = ScriptedLLM(["not json at all", "still not json"])
     judge = LLMJudge(llm)

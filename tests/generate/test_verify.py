@@ -224,6 +224,85 @@ def test_a_kept_source_is_dropped_when_together_they_miss_a_name(scripted_llm) -
     assert [(c.source, c.kept, c.scorer) for c in result.checks] == [(1, False, "llm+names"), (2, False, "llm")]
 
 
+CRAIG = entry(1, "Jonny Craig has been the lead vocalist for the bands Dance Gavin Dance, Emarosa and Slaves.", "Jonny Craig")
+DOHERTY = entry(2, "Pete Doherty is best known as co-frontman of the Libertines; his other band is Babyshambles.", "Pete Doherty")
+OTHER = entry(3, "Isles & Glaciers was a supergroup formed in 2009.", "Isles & Glaciers")
+COMPARISON = "Jonny Craig has been a member of more bands than Pete Doherty."
+
+
+def test_a_claim_no_single_source_supports_is_judged_against_the_pair_that_covers_it(scripted_llm) -> None:
+    # The aligner proposed the wrong source, and alone neither right one names both singers:
+    # no single check is worth a call, the pair read together is.
+    llm = scripted_llm({"supported": True})
+    judge = JudgeScorer(llm)
+    [result] = Verifier(judge, threshold=0.5, general_accept=0.8, judge=judge).run(
+        [COMPARISON], [Alignment("fact", (3,))], [CRAIG, DOHERTY, OTHER]
+    )
+    assert result.kept == [1, 2]
+    assert [(c.source, c.scorer) for c in result.checks if c.kept] == [(1, "joint"), (2, "joint")]
+    assert len(llm.calls) == 1
+    together = llm.calls[0].prompt
+    # One text: the first source as a single check quotes it, the second under its own title.
+    assert "Title: Jonny Craig\nJonny Craig has been" in together and "Title: Pete Doherty\nPete Doherty is" in together
+    assert "Isles" not in together
+
+
+def test_the_pair_is_not_judged_when_it_misses_a_name_or_the_judge_is_off(scripted_llm) -> None:
+    llm = scripted_llm(default={"supported": False})
+    judge = JudgeScorer(llm)
+    invented = "Jonny Craig has been a member of more bands than Pete Doherty and Morrissey."
+    [named] = Verifier(judge, threshold=0.5, general_accept=0.8, judge=judge).run(
+        [invented], [Alignment("fact", (1, 2))], [CRAIG, DOHERTY, OTHER]
+    )
+    assert named.kept == [] and not any(c.scorer == "joint" for c in named.checks)
+    asked = len(llm.calls)
+    [off] = Verifier(judge, threshold=0.5, general_accept=0.8, judge=judge, joint=False).run([COMPARISON], [Alignment("fact", (1, 2))], [CRAIG, DOHERTY])
+    assert off.kept == [] and len(llm.calls) == asked + 2  # the two single checks, no joint call
+
+
+def test_a_failing_joint_judge_leaves_the_claim_unsupported(scripted_llm) -> None:
+    # Both single checks refused, then the pair's call fails twice (the reply and its repair).
+    llm = scripted_llm({"supported": False}, {"supported": False}, "not json", "still not json")
+    judge = JudgeScorer(llm)
+    [result] = Verifier(judge, threshold=0.5, general_accept=0.8, judge=judge).run(
+        [COMPARISON], [Alignment("fact", (1, 2))], [CRAIG, DOHERTY]
+    )
+    assert result.kept == [] and judge.failures == 1
+
+
+def test_the_second_judge_follows_the_verifier_setting(tmp_path, scripted_llm) -> None:
+    from navicite.generate.verify import create_judge
+
+    llm = scripted_llm()
+    assert create_judge(llm, load_settings(tmp_path)) is not None
+    assert create_judge(llm, load_settings(tmp_path, ["generate.verifier=lexical"])) is None
+    assert create_judge(None, load_settings(tmp_path)) is None
+    old = load_settings(tmp_path, preset="first-release").generate
+    assert not old.joint_support and not old.confirm_answer
+
+
+def test_the_answer_sentence_is_not_cited_on_overlap_alone(scripted_llm) -> None:
+    # The real HotpotQA case: every word is in Jaclyn Stapp's passage, but 2008 is her pageant title's year.
+    stapp = entry(1, "Jaclyn Stapp is a former Mrs. Florida America 2008 and the wife of Scott Stapp, "
+                     "the former frontman of the band Creed.", "Jaclyn Stapp")
+    answer = "Jaclyn Stapp is married to the former frontman of the band Creed, which disbanded in 2008."
+    after = "Scott Stapp was the frontman of the band Creed."
+    llm = scripted_llm({"supported": False})
+    judge = JudgeScorer(llm)
+    scorer = HybridScorer(judge, accept=0.8, max_calls=16)
+    first, second = Verifier(scorer, threshold=0.5, general_accept=0.8, judge=judge, confirm_first=True, joint=False).run(
+        [answer, after], [Alignment("fact", (1,))] * 2, [stapp]
+    )
+    assert lexical_support(answer, stapp.text) >= 0.8  # overlap alone would have cited it
+    assert first.kept == [] and [c.scorer for c in first.checks] == ["lexical+judge", "llm-confirm"]
+    assert second.kept == [1] and len(llm.calls) == 1  # only the answer sentence costs a call
+    # Confirmed, it stays cited.
+    yes = scripted_llm({"supported": True})
+    [kept] = Verifier(HybridScorer(JudgeScorer(yes), accept=0.8, max_calls=16), threshold=0.5, general_accept=0.8,
+                      judge=JudgeScorer(yes), confirm_first=True).run([answer], [Alignment("fact", (1,))], [stapp])
+    assert kept.kept == [1] and len(yes.calls) == 1
+
+
 class _Always:
     """A scorer that gives every pair the same score and counts the pairs it was asked about."""
 

@@ -22,9 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from navicite.eval.judge import EntailmentJudge
+from navicite.generate.verify import titled
 from navicite.text.sentences import split_sentences
 
 _MARKER = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
+# A marker with the space before it: "in 1820 [1]." is judged as "in 1820.", not "in 1820 ." (the
+# stray space alone turns the 1.5B judge's verdict on some claims).
+_SPACED_MARKER = re.compile(r"\s*" + _MARKER.pattern)
 _REFUSALS = ("i don't know", "i do not know", "not in the sources", "no information", "cannot answer", "can't answer")
 
 
@@ -38,7 +42,12 @@ class CitedSentence:
     @property
     def claim(self) -> str:
         """The sentence without its markers, as the judge sees it."""
-        return " ".join(_MARKER.sub(" ", self.text).split())
+        return without_markers(self.text)
+
+
+def without_markers(sentence: str) -> str:
+    """``sentence`` with its ``[n]`` markers and the spaces before them removed."""
+    return " ".join(_SPACED_MARKER.sub("", sentence).split())
 
 
 def split_cited(answer: str, language: str = "en") -> list[CitedSentence]:
@@ -64,7 +73,7 @@ def looks_factual(sentence: str) -> bool:
 
     A heuristic (no model): at least four words, not a question, no refusal phrase.
     """
-    claim = " ".join(_MARKER.sub(" ", sentence).split())
+    claim = without_markers(sentence)
     lowered = claim.lower()
     return len(re.findall(r"\w+", claim)) >= 4 and not claim.rstrip(" .").endswith("?") and not any(r in lowered for r in _REFUSALS)
 
@@ -109,7 +118,7 @@ def format_passage(source: dict[str, Any] | str) -> str:
         return source
     title = str(source.get("title") or "").strip()
     text = str(source.get("text") or source.get("snippet") or "").strip()
-    return f"Title: {title}\n{text}" if title else text
+    return titled(title, text)
 
 
 class CitationScorer:

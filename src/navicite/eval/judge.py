@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from navicite.errors import UserInputError
 from navicite.eval.metrics import normalize_answer
-from navicite.generate.verify import ask_support
+from navicite.generate.verify import TITLE_LINE, ask_support
 from navicite.text.sentences import split_sentences
 
 if TYPE_CHECKING:
@@ -70,8 +70,15 @@ class LLMJudge:
         if len(premise) > self.max_premise_chars:
             # Keep the start: sources put their title and lead first.
             premise = premise[: self.max_premise_chars] + " ..."
+        # The first passage's title goes where the verifier puts a source's title, so a claim
+        # cited on one passage is judged by the very prompt that verified it (the 1.5B model's
+        # verdicts change with an empty "Title:" line before the passage's own).
+        title = ""
+        if premise.startswith(TITLE_LINE):
+            first_line, _, premise = premise.partition("\n")
+            title = first_line[len(TITLE_LINE):]
         try:
-            return ask_support(self.llm, "", premise, hypothesis.strip(), stage="judge")
+            return ask_support(self.llm, title, premise, hypothesis.strip(), stage="judge")
         except LLMError:
             self.failures += 1
             return False

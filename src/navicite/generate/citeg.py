@@ -23,7 +23,7 @@ from navicite.generate.draft import Draft, Drafter, answer_length, claim_text, i
 from navicite.generate.phrase import PhraseFinder
 from navicite.text.sentences import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
-from navicite.generate.verify import Verified, Verifier, create_scorer, novel_words_limit
+from navicite.generate.verify import CONFIRM_CHECK, Verified, Verifier, create_judge, create_scorer, novel_words_limit
 from navicite.llm.base import LLM
 from navicite.stages import StageRecorder
 from navicite.text.language import question_language
@@ -117,7 +117,9 @@ class CiteG:
         with trace.stage("verify", scorer=self.settings.generate.verifier) as out:
             if aligned.alignments:
                 g = self.settings.generate
-                verifier = Verifier(create_scorer(self.llm, self.settings), g.support_threshold, g.lexical_accept, novel_words_limit(self.settings))
+                verifier = Verifier(create_scorer(self.llm, self.settings), g.support_threshold, g.lexical_accept,
+                                    novel_words_limit(self.settings), judge=create_judge(self.llm, self.settings),
+                                    joint=g.joint_support, confirm_first=self.drafter.answer_form and g.confirm_answer)
                 verified = verifier.run([claim_text(t) for t in texts], aligned.alignments, entries, question)
             else:
                 verified = [Verified("general") for _ in sentences]
@@ -129,6 +131,8 @@ class CiteG:
             skipped = sum(1 for a in aligned.alignments if not a.sources) if aligned.alignments else len(sentences)
             out.update(checks=sum(len(v.checks) for v in verified), kept=sum(len(v.kept) for v in verified),
                        judged=sum(1 for v in verified for c in v.checks if c.scorer != "lexical"),
+                       together=sum(1 for v in verified if any(c.scorer == "joint" for c in v.checks)),
+                       confirmed=sum(1 for v in verified if any(c.scorer == CONFIRM_CHECK for c in v.checks)),
                        skipped_no_source=skipped)
         with trace.stage("cite") as out:
             answer = self._assemble(question, draft, units, verified, entries)

@@ -9,8 +9,13 @@ answer from English papers) always goes to the judge, because word overlap says
 nothing there.
 
 A factual sentence whose proposed sources all fail gets one more chance: the source
-with the best word overlap is scored too. A factual sentence left with no source
-is ``unsupported``.
+with the best word overlap is scored too. One that no source supports alone may be a claim
+two sources make together ("X has been in more bands than Y", the bridge of a two-hop
+question): the judge reads the pair that best covers its words as one text
+(:meth:`JudgeScorer.score_together`, as the ALCE citation judge reads a sentence's cited
+passages), once per such sentence. The answer form's first sentence, the answer itself, is not
+cited on word overlap alone: the judge confirms it (one call). A factual sentence left with no
+source is ``unsupported``.
 
 Whatever a scorer says, a sentence is not cited on sources that never mention what it
 names (:func:`unmentioned`): a capitalised word after its first, a number, a code-like
@@ -62,6 +67,8 @@ _RESCUE_FLOOR = 0.3
 NAME_CHECK = "names"
 #: The scorer named in a check that the wording rule decided (too many words the sources lack).
 WORDING_CHECK = "wording"
+#: The scorer named in the judge's check of an answer sentence that overlap alone had accepted.
+CONFIRM_CHECK = "llm-confirm"
 
 
 class Scorer(Protocol):
@@ -273,6 +280,15 @@ class Verdict(BaseModel):
     supported: bool
 
 
+#: How a passage's title opens it where several passages are read as one text.
+TITLE_LINE = "Title: "
+
+
+def titled(title: str, text: str) -> str:
+    """``text`` under a ``Title: ...`` line (ALCE's layout), or bare when it has no title."""
+    return f"{TITLE_LINE}{title}\n{text}" if title else text
+
+
 def ask_support(llm: LLM, title: str, text: str, claim: str, stage: str = "verify") -> bool:
     """The LLM's yes/no verdict: does the source (``title``, ``text``) support all of ``claim``?
 
@@ -310,6 +326,20 @@ class JudgeScorer:
                 self.failures += 1
                 out[i] = self.fallback.score([pairs[i]])[0]
         return out
+
+    def score_together(self, claim: str, entries: list[ContextEntry]) -> float:
+        """1.0 when ``entries`` read as one text support ``claim``, else 0.0 (also when the judge fails).
+
+        The first source is quoted as a single-source check quotes it, so the call shares that
+        check's prompt prefix; the others follow under their own titles.
+        """
+        first, *rest = entries
+        text = "\n\n".join([first.text, *(titled(e.source.title, e.text) for e in rest)])
+        try:
+            return 1.0 if ask_support(self.llm, first.source.title, text, claim) else 0.0
+        except LLMError:
+            self.failures += 1
+            return 0.0
 
 
 class HybridScorer:
@@ -356,6 +386,14 @@ def novel_words_limit(settings: Settings) -> int:
     return EMBEDDED_NOVEL_WORDS if settings.llm.backend == "embedded" else 0
 
 
+def create_judge(llm: LLM | None, settings: Settings) -> JudgeScorer | None:
+    """The judge for what overlap cannot settle (two sources read together, the answer sentence),
+    or ``None`` when verification is lexical or there is no model."""
+    if llm is None or settings.generate.verifier == "lexical":
+        return None
+    return JudgeScorer(llm)
+
+
 def create_scorer(llm: LLM | None, settings: Settings) -> Scorer:
     """The scorer named by ``settings.generate.verifier`` (lexical when no LLM is given)."""
     g = settings.generate
@@ -383,8 +421,15 @@ class Verified:
 class Verifier:
     """Checks alignments against the sources with a scorer and a threshold."""
 
-    def __init__(self, scorer: Scorer, threshold: float, general_accept: float, novel_words: int = 0) -> None:
+    def __init__(self, scorer: Scorer, threshold: float, general_accept: float, novel_words: int = 0,
+                 judge: JudgeScorer | None = None, joint: bool = True, confirm_first: bool = False) -> None:
         self.scorer = scorer
+        # With a judge: a sentence no single source supports is read against two sources at once
+        # (``joint``), and the first sentence, the answer form's answer, is not cited on word
+        # overlap alone (``confirm_first``).
+        self.judge = judge
+        self.joint = joint and judge is not None
+        self.confirm_first = confirm_first and judge is not None
         self.threshold = threshold
         self._given: list[str] = []
         # A sentence aligned as general is still cited when a source states it word for word.
@@ -420,10 +465,55 @@ class Verifier:
         for i, result in enumerate(results):
             self._require_mentions(sentences[i], result, by_number)
             self._require_wording(sentences[i], result, by_number)
+            if i == 0 and self.confirm_first:
+                self._confirm(sentences[i], result, by_number)
+            if self.joint and result.kind == "fact" and not result.kept:
+                self._together(sentences[i], result, [by_number[n] for n in proposed_for[i]], entries)
         for result, alignment, sentence in zip(results, alignments, sentences):
             if not alignment.answered and not result.kept and not looks_factual(sentence):
                 result.kind = "general"
         return results
+
+    def _together(self, sentence: str, result: Verified, proposed: list[ContextEntry], entries: list[ContextEntry]) -> None:
+        """Keep the pair of sources that together support ``sentence``, if the judge says so.
+
+        The pair: the source with the best overlap, then the one that adds most of the sentence's
+        remaining words (the aligner's proposals first among equals). No call is made when the
+        pair still misses one of the sentence's names or too many of its words.
+        """
+        if len(entries) < 2:
+            return
+        units = _features(sentence)
+        vocab = {e.number: _features(_source_text(e)) for e in entries}
+
+        def covered(e: ContextEntry, missing: dict[str, float]) -> float:
+            return sum(w for u, w in missing.items() if u in vocab[e.number])
+
+        candidates = list({e.number: e for e in [*proposed, *entries]}.values())
+        first = max(candidates, key=lambda e: covered(e, units))
+        rest = {u: w for u, w in units.items() if u not in vocab[first.number]}
+        second = max((e for e in candidates if e is not first), key=lambda e: (covered(e, rest), covered(e, units)))
+        pair = [first, second]
+        if unmentioned(sentence, [*(_source_text(e) for e in pair), *self._given]) or self._too_novel(sentence, pair):
+            return
+        score = self.judge.score_together(sentence, pair)
+        for e in pair:
+            self._record(result, e, score, "joint")
+
+    def _confirm(self, sentence: str, result: Verified, by_number: dict[int, ContextEntry]) -> None:
+        """Put a sentence that overlap alone accepted to the judge, on its best source.
+
+        High overlap is not support when the words are the source's but the claim is not (a
+        year the passage gives to a pageant title, stated as a band's end).
+        """
+        kept = [c for c in result.checks if c.kept]
+        if not kept or any(c.scorer != "lexical" for c in kept):
+            return
+        best = by_number[max(kept, key=lambda c: c.score).source]
+        score = self.judge.score_together(sentence, [best])
+        if score < self.threshold:
+            _drop_kept(result, "judge")
+        result.checks.append(SupportCheck(best.number, best.source.doc_id, score, score >= self.threshold, CONFIRM_CHECK))
 
     def _second_chance(self, sentence: str, result: Verified, entries: list[ContextEntry]) -> int | None:
         """The untried source with the best overlap, when it is worth scoring."""
