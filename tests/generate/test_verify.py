@@ -387,3 +387,15 @@ def test_novel_words_leave_words_about_the_sources_out() -> None:
              "expected to reduce mortality from ischemic heart disease.")
     assert novel_words(claim, [source]) == []
     assert novel_words("The study reports a spline.", [source]) == ["spline"]
+
+
+def test_no_pair_is_judged_for_a_sentence_one_source_names_fully(scripted_llm) -> None:
+    # Refused on its wording, an elaboration must not be rescued by a second source's words.
+    tt = entry(1, "A true time-dependent covariate can be constructed using the time-transform functionality of coxph.")
+    more = entry(2, "The effect of the covariate on the survival of the subjects is estimated by the model.")
+    sentence = "This new variable is then used in the coxph model to estimate the effect of the covariate on survival."
+    llm = scripted_llm(default={"supported": True})
+    judge = JudgeScorer(llm)
+    [result] = Verifier(judge, threshold=0.5, general_accept=0.8, novel_words=3, judge=judge).run(
+        [sentence], [Alignment("fact", (1,))], [tt, more])
+    assert not any(c.scorer == "joint" for c in result.checks)

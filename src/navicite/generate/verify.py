@@ -477,22 +477,29 @@ class Verifier:
     def _together(self, sentence: str, result: Verified, proposed: list[ContextEntry], entries: list[ContextEntry]) -> None:
         """Keep the pair of sources that together support ``sentence``, if the judge says so.
 
-        The pair: the source with the best overlap, then the one that adds most of the sentence's
-        remaining words (the aligner's proposals first among equals). No call is made when the
-        pair still misses one of the sentence's names or too many of its words.
+        Only for a sentence whose names no single source holds together ("Jonny Craig ... than
+        Pete Doherty"): the source with the best overlap, then the one naming most of what it
+        lacks (the aligner's proposals first among equals). A sentence one source names fully
+        was refused on its content, and a second source would only lend it words: on the shared
+        PDFs such a pair cited the elaboration "This new variable is then used in the coxph
+        model ..." that the wording rule had refused. No call either when the pair still misses
+        a name or too many of the sentence's words.
         """
         if len(entries) < 2:
             return
         units = _features(sentence)
         vocab = {e.number: _features(_source_text(e)) for e in entries}
-
-        def covered(e: ContextEntry, missing: dict[str, float]) -> float:
-            return sum(w for u, w in missing.items() if u in vocab[e.number])
-
         candidates = list({e.number: e for e in [*proposed, *entries]}.values())
-        first = max(candidates, key=lambda e: covered(e, units))
-        rest = {u: w for u, w in units.items() if u not in vocab[first.number]}
-        second = max((e for e in candidates if e is not first), key=lambda e: (covered(e, rest), covered(e, units)))
+        first = max(candidates, key=lambda e: sum(w for u, w in units.items() if u in vocab[e.number]))
+        lacking = unmentioned(sentence, [_source_text(first), *self._given])
+        if not lacking:
+            return
+
+        def names(e: ContextEntry) -> int:
+            vocabulary = _source_vocabulary(_source_text(e))
+            return sum(_mentions(name, vocabulary) for name in lacking)
+
+        second = max((e for e in candidates if e is not first), key=names)
         pair = [first, second]
         if unmentioned(sentence, [*(_source_text(e) for e in pair), *self._given]) or self._too_novel(sentence, pair):
             return
