@@ -11,9 +11,9 @@ nothing there.
 A factual sentence whose proposed sources all fail gets one more chance: the source
 with the best word overlap is scored too. One that no source supports alone may be a claim
 two sources make together ("X has been in more bands than Y", the bridge of a two-hop
-question): the judge reads the pair that best covers its words as one text
-(:meth:`JudgeScorer.score_together`, as the ALCE citation judge reads a sentence's cited
-passages), once per such sentence. The answer form's first sentence, the answer itself, is not
+question, naming what no single source names together): the judge reads the pair that names
+it all as one text (:meth:`JudgeScorer.score_together`, as the ALCE citation judge reads a
+sentence's cited passages), once per such sentence. The answer form's first sentence, the answer itself, is not
 cited on word overlap alone: the judge confirms it (one call). A factual sentence left with no
 source is ``unsupported``.
 
