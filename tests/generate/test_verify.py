@@ -271,12 +271,12 @@ def test_a_failing_joint_judge_leaves_the_claim_unsupported(scripted_llm) -> Non
 
 
 def test_the_second_judge_follows_the_verifier_setting(tmp_path, scripted_llm) -> None:
-    from navicite.generate.verify import create_judge
+    from navicite.generate.verify import create_support_judge
 
     llm = scripted_llm()
-    assert create_judge(llm, load_settings(tmp_path)) is not None
-    assert create_judge(llm, load_settings(tmp_path, ["generate.verifier=lexical"])) is None
-    assert create_judge(None, load_settings(tmp_path)) is None
+    assert create_support_judge(llm, load_settings(tmp_path)) is not None
+    assert create_support_judge(llm, load_settings(tmp_path, ["generate.verifier=lexical"])) is None
+    assert create_support_judge(None, load_settings(tmp_path)) is None
     old = load_settings(tmp_path, preset="first-release").generate
     assert not old.joint_support and not old.confirm_answer
 

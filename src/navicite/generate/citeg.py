@@ -23,7 +23,7 @@ from navicite.generate.draft import Draft, Drafter, answer_length, claim_text, i
 from navicite.generate.phrase import PhraseFinder
 from navicite.text.sentences import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
-from navicite.generate.verify import CONFIRM_CHECK, Verified, Verifier, create_judge, create_scorer, novel_words_limit
+from navicite.generate.verify import CONFIRM_CHECK, Verified, Verifier, create_support_judge, create_scorer, novel_words_limit
 from navicite.llm.base import LLM
 from navicite.stages import StageRecorder
 from navicite.text.language import question_language
@@ -118,7 +118,7 @@ class CiteG:
             if aligned.alignments:
                 g = self.settings.generate
                 verifier = Verifier(create_scorer(self.llm, self.settings), g.support_threshold, g.lexical_accept,
-                                    novel_words_limit(self.settings), judge=create_judge(self.llm, self.settings),
+                                    novel_words_limit(self.settings), judge=create_support_judge(self.llm, self.settings),
                                     joint=g.joint_support, confirm_first=self.drafter.answer_form and g.confirm_answer)
                 verified = verifier.run([claim_text(t) for t in texts], aligned.alignments, entries, question)
             else:

@@ -386,7 +386,7 @@ def novel_words_limit(settings: Settings) -> int:
     return EMBEDDED_NOVEL_WORDS if settings.llm.backend == "embedded" else 0
 
 
-def create_judge(llm: LLM | None, settings: Settings) -> JudgeScorer | None:
+def create_support_judge(llm: LLM | None, settings: Settings) -> JudgeScorer | None:
     """The judge for what overlap cannot settle (two sources read together, the answer sentence),
     or ``None`` when verification is lexical or there is no model."""
     if llm is None or settings.generate.verifier == "lexical":
