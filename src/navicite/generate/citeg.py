@@ -23,7 +23,7 @@ from navicite.generate.draft import Draft, Drafter, answer_length, claim_text, i
 from navicite.generate.phrase import PhraseFinder
 from navicite.text.sentences import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
-from navicite.generate.verify import CONFIRM_CHECK, Verified, Verifier, create_support_judge, create_scorer, novel_words_limit
+from navicite.generate.verify import CONFIRM_CHECK, Verified, Verifier, create_scorer, create_support_judge, novel_words_limit
 from navicite.llm.base import LLM
 from navicite.stages import StageRecorder
 from navicite.text.language import question_language
