@@ -351,8 +351,8 @@ class GenerateSettings(Section):
     lexical_accept: float = Field(0.8, ge=0.0, le=1.0, description="Hybrid: overlap at or above this is accepted without asking the judge.")
     judge_max_calls: int = Field(16, ge=0, description="Most judge calls per answer; beyond it the lexical score decides.")
     joint_support: bool = Field(
-        True, description="A claim whose names no single source holds together is judged once against the two sources "
-        "that name them, read together (a comparison or a two-hop bridge); off saves that call."
+        True, description="A claim no single source supports is judged once against the two sources that best name and "
+        "cover it, read together (a comparison or a two-hop bridge); off saves that call."
     )
     confirm_answer: bool = Field(
         True, description="Answer form: the first sentence, the answer, is put to the judge (one call) when word overlap "

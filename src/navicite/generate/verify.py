@@ -11,8 +11,7 @@ nothing there.
 A factual sentence whose proposed sources all fail gets one more chance: the source
 with the best word overlap is scored too. One that no source supports alone may be a claim
 two sources make together ("X has been in more bands than Y", the bridge of a two-hop
-question, naming what no single source names together): the judge reads the pair that names
-it all as one text (:meth:`JudgeScorer.score_together`, as the ALCE citation judge reads a
+question): the judge reads the pair of sources that best names and covers it as one text (:meth:`JudgeScorer.score_together`, as the ALCE citation judge reads a
 sentence's cited passages), once per such sentence. The answer form's first sentence, the answer itself, is not
 cited on word overlap alone: the judge confirms it (one call). A factual sentence left with no
 source is ``unsupported``.
@@ -477,13 +476,12 @@ class Verifier:
     def _together(self, sentence: str, result: Verified, proposed: list[ContextEntry], entries: list[ContextEntry]) -> None:
         """Keep the pair of sources that together support ``sentence``, if the judge says so.
 
-        Only for a sentence whose names no single source holds together ("Jonny Craig ... than
-        Pete Doherty"): the source with the best overlap, then the one naming most of what it
-        lacks (the aligner's proposals first among equals). A sentence one source names fully
-        was refused on its content, and a second source would only lend it words: on the shared
-        PDFs such a pair cited the elaboration "This new variable is then used in the coxph
-        model ..." that the wording rule had refused. No call either when the pair still misses
-        a name or too many of the sentence's words.
+        The pair: the source with the best overlap, then the one naming most of what it lacks,
+        else adding most of its missing words (the aligner's proposals first among equals). Not
+        for a sentence that the wording rule refused and that one source names fully: that is an
+        elaboration, and a second source would only lend it words (on the shared PDFs such a pair
+        cited "This new variable is then used in the coxph model ...", found unsupported on
+        reading). No call either when the pair still misses a name or too many words.
         """
         if len(entries) < 2:
             return
@@ -492,14 +490,16 @@ class Verifier:
         candidates = list({e.number: e for e in [*proposed, *entries]}.values())
         first = max(candidates, key=lambda e: sum(w for u, w in units.items() if u in vocab[e.number]))
         lacking = unmentioned(sentence, [_source_text(first), *self._given])
-        if not lacking:
+        if not lacking and any(WORDING_CHECK in c.scorer.split("+") for c in result.checks):
             return
 
         def names(e: ContextEntry) -> int:
             vocabulary = _source_vocabulary(_source_text(e))
             return sum(_mentions(name, vocabulary) for name in lacking)
 
-        second = max((e for e in candidates if e is not first), key=names)
+        rest = {u: w for u, w in units.items() if u not in vocab[first.number]}
+        second = max((e for e in candidates if e is not first),
+                     key=lambda e: (names(e), sum(w for u, w in rest.items() if u in vocab[e.number])))
         pair = [first, second]
         if unmentioned(sentence, [*(_source_text(e) for e in pair), *self._given]) or self._too_novel(sentence, pair):
             return
