@@ -71,17 +71,17 @@ def main() -> None:
         report = RetrievalRunner(resources, methods, ks, out_dir=out).run(data.questions)
         print(f"{data.name}: {len(data.questions)} questions, {len(data.corpus)} paragraphs in one index")
         print(markdown_table(report))
-        if args.show_g and data.name.endswith(":ko") and "mpr-rerank" in methods:
-            show_translations(resources, data)
+        if args.show_g and data.name.endswith(":ko") and any(m.startswith("mpr") for m in methods):
+            show_translations(resources, data, methods)
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs (shared), load {os.getloadavg()[0]:.1f}; "
           f"{time.perf_counter() - started:.0f} s; {time.strftime('%Y-%m-%d %H:%M')}")
 
 
-def show_translations(resources: EvalResources, data: EvalDataset) -> None:
+def show_translations(resources: EvalResources, data: EvalDataset, methods: list[str]) -> None:
     """Each Korean question's G keywords (replayed from the LLM cache after the run)."""
     from navicite.eval.registry import create_method
 
-    method = create_method("mpr-rerank", resources)
+    method = create_method(next(m for m in methods if m.startswith("mpr")), resources)
     try:
         for question in data.questions:
             result = method.retriever.run(question.text)  # type: ignore[attr-defined]

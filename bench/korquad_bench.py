@@ -38,6 +38,7 @@ import bm25s  # noqa: E402
 from navicite.config import load_settings  # noqa: E402
 from navicite.eval.datasets import EvalQuestion, load_dataset  # noqa: E402
 from navicite.eval.methods import MethodResult, Trace  # noqa: E402
+from navicite.stages import StageRecorder  # noqa: E402
 from navicite.eval.registry import register_method  # noqa: E402
 from navicite.eval.report import markdown_table  # noqa: E402
 from navicite.eval.resources import EvalResources  # noqa: E402
@@ -104,15 +105,14 @@ class BM25sMethod:
         )
 
     def run(self, question: EvalQuestion, k: int) -> MethodResult:
-        trace = Trace()
-        with trace.stage("search"):
+        recorder = StageRecorder()
+        with recorder.stage("search"):
             words = self.tokenize(question.text)
             known = [w for w in words if w in self.model.vocab_dict]
-            if not known:
-                return MethodResult([], trace)
-            scores = self.model.get_scores(known)
-            top = scores.argsort()[::-1][:k]
-        return MethodResult([(self.ids[i], float(scores[i])) for i in top if scores[i] > 0], trace)
+            scores = self.model.get_scores(known) if known else None
+            top = scores.argsort()[::-1][:k] if scores is not None else []
+        ranking = [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0] if scores is not None else []
+        return MethodResult(ranking, Trace.of(recorder))
 
 
 BUILD_NOTES: list[str] = []

@@ -1,10 +1,16 @@
-"""Build tests/fixtures/hotpotqa_ko_20.jsonl: the first HotpotQA distractor questions in Korean.
+"""Machine-translate the first HotpotQA distractor questions into Korean, in the fixture's format.
 
 Each question is translated once by the configured LLM (prompts/translate_question.md) and
 checked (Hangul present, no English clause left; see navicite.eval.translation). Replies
 are cached under ``--home``, so a re-run is free and reproduces the file.
 
-    .venv/bin/python bench/make_korean_fixture.py --home /tmp/citeg-ko --set llm.threads=1
+tests/fixtures/hotpotqa_ko_20.jsonl was first made this way; the 1.5B model changed the
+meaning of several questions ("first housewife" for "first governor"), so the committed
+fixture is now translated by hand (3 Dec 2026), names of people and works kept in Latin
+script where a Korean writer would, well-known ones (Shakespeare, Koeman) in Hangul. This
+script stays for translating further questions with a stronger model.
+
+    .venv/bin/python bench/make_korean_fixture.py --home /tmp/citeg-ko --out /tmp/ko.jsonl --set llm.threads=1
 
 Exits 1, writing nothing, when a question still fails the check after all attempts.
 """
@@ -28,7 +34,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = "hotpotqa:" + str(
     ROOT.parent / "shared/data/hotpotqa/distractor-dev-100.json"
 )
-DEFAULT_OUT = ROOT / "tests/fixtures/hotpotqa_ko_20.jsonl"
 
 
 def main() -> int:
@@ -36,7 +41,7 @@ def main() -> int:
     parser.add_argument("--data", default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, default=20, help="first N questions")
     parser.add_argument("--home", default="/tmp/citeg-ko")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=Path, required=True, help="JSONL to write (the committed fixture is hand-translated)")
     parser.add_argument("--set", action="append", default=[], dest="overrides")
     args = parser.parse_args()
 

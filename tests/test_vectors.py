@@ -52,7 +52,7 @@ def test_hybrid_fills_the_store_and_a_new_instance_reads_it(tmp_path: Path) -> N
     second = rerank.create(settings)  # a new process would start like this: empty memory
     calls: list[int] = []
     original = second.embedder.embed
-    second.embedder.embed = lambda texts: calls.append(len(texts)) or original(texts)  # type: ignore[method-assign]
+    second.embedder.embed = lambda texts, query=False: calls.append(len(texts)) or original(texts, query=query)  # type: ignore[method-assign]
     scored = second.rerank("vitamin D bones", items, top_n=2)
     assert calls == [1]  # only the question
     assert scored[0].doc_id == "a"
@@ -122,3 +122,16 @@ def test_stored_dense_without_document_vectors_finds_no_portfolio(tmp_path: Path
     store = open_store(tmp_path, settings.embed.model)
     store.put_many({"passage": np.ones(384, dtype=np.float32)})  # a reranker's vectors, no documents
     assert StoredDense(store, embed.create(settings)).search("anything", 5) is None
+
+
+def test_stored_dense_finds_no_portfolio_for_a_language_the_model_does_not_read(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path)
+    embedder = embed.create(settings)
+    store = open_store(tmp_path, settings.embed.model)
+    text = "Bees make honey from nectar."
+    store.put_many({text_key(text): embedder.embed([text])[0]})
+    store.put_documents({"bees": text_key(text)})
+    dense = StoredDense(store, embedder)
+    assert dense.search("꿀은 누가 만드는가?", 5) is None
+    assert [doc_id for doc_id, _ in dense.search("Who makes honey?", 5) or []] == ["bees"]
+    dense.close()

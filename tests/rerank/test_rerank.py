@@ -52,7 +52,7 @@ def test_hybrid_with_real_embeddings_prefers_the_relevant_text(settings: Setting
     # Vectors are cached: a second call embeds only the question.
     calls: list[int] = []
     original = hybrid.embedder.embed
-    hybrid.embedder.embed = lambda texts: calls.append(len(texts)) or original(texts)  # type: ignore[method-assign]
+    hybrid.embedder.embed = lambda texts, query=False: calls.append(len(texts)) or original(texts, query=query)  # type: ignore[method-assign]
     hybrid.rerank(QUESTION, ITEMS, top_n=3)
     assert calls == [1]
 
@@ -95,3 +95,15 @@ def test_a_registered_backend_is_a_valid_setting_and_an_unknown_one_lists_the_na
     misspelt = load_settings(tmp_path, ["rerank.backend=hybird"])  # any name loads; the registry decides
     with pytest.raises(ConfigError, match=r"'hybird' is not available; choose one of cross-encoder, hybrid, llm, navicite, none, test-fusion"):
         Engine(misspelt)
+
+
+def test_hybrid_leaves_out_the_cosine_for_a_language_the_model_does_not_read(settings: Settings) -> None:
+    hybrid = rerank.create(settings)  # the shipped MiniLM: English only
+    calls: list[int] = []
+    original = hybrid.embedder.embed
+    hybrid.embedder.embed = lambda texts, query=False: calls.append(len(texts)) or original(texts, query=query)  # type: ignore[method-assign]
+    scored = hybrid.rerank("비타민 D 보충제는 고관절 골절을 예방하는가?", ITEMS, top_n=3)
+    assert calls == []  # neither the question nor the passages were embedded
+    assert all("dense" not in s.signals for s in scored)
+    # BM25 (weight 0.4) and agreement (0.1) alone: vitd's BM25 outweighs gut's agreement.
+    assert [s.doc_id for s in scored] == ["vitd", "gut", "statin"]

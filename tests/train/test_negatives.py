@@ -22,7 +22,7 @@ class AxisEmbedder:
     def __init__(self) -> None:
         self.calls = 0
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         self.calls += 1
         rows = np.zeros((len(texts), 6), dtype=np.float32)
         for row, text in zip(rows, texts):

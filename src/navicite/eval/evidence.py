@@ -172,7 +172,7 @@ class DenseSegments:
         if not texts:
             return [], {}
         vectors = _unit(embed_cached(self.embedder, texts, self.cache_dir))
-        probe = _unit(self.embedder.embed([question.text]))[0]
+        probe = _unit(self.embedder.embed([question.text], query=True))[0]
         order = np.argsort(-(vectors @ probe), kind="stable")
         return [texts[int(i)] for i in order], {}
 

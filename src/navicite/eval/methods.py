@@ -125,7 +125,7 @@ class DenseMethod:
         if not texts:
             return
         started = time.perf_counter()
-        vectors = self.resources.embedder.embed(texts)
+        vectors = self.resources.embedder.embed(texts, query=True)
         self._vectors = dict(zip(texts, vectors))
         # Each question is charged an equal share of the batch, so stage times stay per question.
         self._embed_share = (time.perf_counter() - started) / len(texts)
@@ -138,7 +138,7 @@ class DenseMethod:
             recorder.add("embed", self._embed_share)
         else:
             with recorder.stage("embed"):
-                vector = self.resources.embedder.embed([question.text])[0]
+                vector = self.resources.embedder.embed([question.text], query=True)[0]
         with recorder.stage("search"):
             ranking = index.search(vector, k, within=question.candidates or None)
         return MethodResult(ranking, Trace.of(recorder))

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from navicite.embed import Embedder, RememberingEmbedder
+from navicite.embed import Embedder, RememberingEmbedder, reads
 from navicite.eval.datasets import EvalQuestion
 from navicite.eval.methods import MethodFactory, MethodResult, Trace, restrict
 from navicite.eval.resources import EvalResources
@@ -55,21 +55,25 @@ class _CorpusDense:
         self.resources = resources
         self.embedder = embedder
 
-    def search(self, question: str, k: int) -> list[tuple[str, float]]:
-        vector = self.embedder.embed([question])[0]
+    def search(self, question: str, k: int) -> list[tuple[str, float]] | None:
+        if not reads(self.embedder, question):
+            return None  # as the collection's StoredDense: no portfolio D for a language the model does not read
+        vector = self.embedder.embed([question], query=True)[0]
         return self.resources.dense.search(vector, k)
 
 
 class MPRMethod:
     """Runs :class:`MultiPortfolioRetriever` per question."""
 
-    def __init__(self, resources: EvalResources, name: str, rerank_backend: str, use_llm: bool) -> None:
+    def __init__(
+        self, resources: EvalResources, name: str, rerank_backend: str, use_llm: bool, analysis: str | None = "llm"
+    ) -> None:
         self.name = name
         self.resources = resources
         llm = resources.llm if use_llm and resources.settings.llm.backend != "none" else None
         settings = resources.settings
-        if use_llm:  # the method's name says who analyses, whatever the backend's default
-            settings = settings.model_copy(update={"retrieve": settings.retrieve.model_copy(update={"analysis": "llm"})})
+        if use_llm and analysis is not None:  # the method's name says who analyses, whatever the backend's default
+            settings = settings.model_copy(update={"retrieve": settings.retrieve.model_copy(update={"analysis": analysis})})
         questions = RememberingEmbedder(resources.embedder)
         dense = None
         if resources.settings.retrieve.dense_portfolio:
@@ -106,8 +110,8 @@ class FlatRerankMethod:
         with recorder.stage("search"):
             hits = index.search(query, k=FLAT_DEPTH) if query is not None else []
             ids = {h.doc_id: {"bm25": float(h.score)} for h in hits}
-            if self.with_dense:
-                vector = self.embedder.embed([question.text])[0]
+            if self.with_dense and reads(self.embedder, question.text):
+                vector = self.embedder.embed([question.text], query=True)[0]
                 for doc_id, _cosine in self.resources.dense.search(vector, FLAT_DEPTH):
                     ids.setdefault(doc_id, {})
         items = []
@@ -135,6 +139,8 @@ METHODS: dict[str, MethodFactory] = {
     "mpr-rerank": lambda r: MPRMethod(r, "mpr-rerank", r.settings.rerank.backend, use_llm=True),
     "mpr-fallback": lambda r: MPRMethod(r, "mpr-fallback", "none", use_llm=False),
     "mpr-rerank-fallback": lambda r: MPRMethod(r, "mpr-rerank-fallback", r.settings.rerank.backend, use_llm=False),
+    # What `navicite ask` retrieves with: the settings' analysis (statistical with the embedded model) and the LLM for G.
+    "mpr-ask": lambda r: MPRMethod(r, "mpr-ask", r.settings.rerank.backend, use_llm=True, analysis=None),
     "bm25-rerank": lambda r: FlatRerankMethod(r, "bm25-rerank", None, with_dense=False),
     "hybrid": lambda r: FlatRerankMethod(r, "hybrid", "hybrid", with_dense=True),
 }

@@ -61,6 +61,7 @@ _SHORT_ANSWER = re.compile(rf"^\s*{ANSWER_LABEL}\s*(.+?)\s*$", re.IGNORECASE | r
 _SLOTTED_ANSWER = re.compile(rf"^(\s*{ANSWER_LABEL}\s*)<([^<>\n]+)>", re.IGNORECASE | re.MULTILINE)
 # Below this many letters the language detector guesses; such drafts are not judged.
 _MIN_LETTERS_TO_JUDGE = 24
+_EXTRA_BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 #: A draft sharing this many consecutive words with the prompt's instructions copied them.
 _ECHO_WORDS = 6
 _WORD = re.compile(r"\w+")
@@ -197,6 +198,28 @@ def clean_draft(text: str) -> str:
     source markup it copied (a list of ``<source id="1">Title: ...`` lines), and trimmed."""
     text = _ECHOED_SOURCE_LINE.sub("", text)
     return _SLOTTED_ANSWER.sub(r"\1\2", _MODEL_MARKERS.sub("", _SOURCE_MARKUP.sub("", text))).strip()
+
+
+def without_repeated_sentences(text: str, language: str) -> str:
+    """``text`` without a sentence that repeats an earlier one word for word.
+
+    The 1.5B model sometimes writes its one-sentence answer twice, as a second paragraph;
+    the reader would see (and the verifier check) the same claim twice.
+    """
+    seen: set[str] = set()
+    repeats: list[tuple[int, int]] = []
+    for unit in segment_text(text, language):
+        if unit.kind != "sentence":
+            continue
+        key = " ".join(unit.text.lower().split())
+        if key in seen:
+            repeats.append((unit.start, unit.end))
+        seen.add(key)
+    for start, end in reversed(repeats):
+        before, after = text[:start].rstrip(" \t"), text[end:].lstrip(" \t")
+        inline = before and after and not before.endswith("\n") and not after.startswith("\n")
+        text = before + (" " if inline else "") + after
+    return _EXTRA_BLANK_LINES.sub("\n\n", text).strip() if repeats else text
 
 
 def without_unfinished_tail(text: str) -> str:
@@ -409,6 +432,7 @@ class Drafter:
         without = clean_draft(text.replace(REFUSAL, ""))
         if self.answer_form:
             without = as_answer_form(without, language)
+        without = without_repeated_sentences(without, language)
         sentences = [u.text for u in segment_text(without, language) if u.kind == "sentence"]
         refused = not sentences
         text = no_answer_text(language) if refused else without

@@ -5,7 +5,9 @@ combines three signals that are available: the cosine between the question's
 and the candidate's MiniLM embeddings, the candidate's BM25 score for the flat
 question, and how many portfolio queries found it. Each is min-max scaled over
 the candidate set and the weighted sum is the score; a signal no candidate has
-(e.g. agreement for a flat BM25 list) simply drops out.
+(e.g. agreement for a flat BM25 list) simply drops out, and so does the cosine for a
+question in a language the embedding model does not read (a Korean question with the
+English-only MiniLM: its cosine lowered KorQuAD rankings below flat BM25, bench/README.md).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from navicite.embed import Embedder
+from navicite.embed import Embedder, reads
 from navicite.rerank.base import RerankItem, Scored, min_max, top
 from navicite.vectors import VectorStore, text_key
 
@@ -89,8 +91,9 @@ class HybridReranker:
     def rerank(self, question: str, items: Sequence[RerankItem], top_n: int) -> list[Scored]:
         if not items:
             return []
-        query = self.embedder.embed([question])[0]
-        columns = {"dense": self._vectors(items) @ query}
+        columns: dict[str, np.ndarray] = {}
+        if reads(self.embedder, question):
+            columns["dense"] = self._vectors(items) @ self.embedder.embed([question], query=True)[0]
         for name in self.weights:
             if name != "dense" and any(name in it.signals for it in items):
                 columns[name] = np.array([it.signals.get(name, 0.0) for it in items], dtype=np.float64)

@@ -72,7 +72,7 @@ class DenseMiner(Miner):
         self._vectors = _unit(embedder.embed(texts) if cache_dir is None else embed_cached(embedder, texts, cache_dir))
 
     def hits(self, query: str, k: int) -> list[Passage]:
-        cosine = self._vectors @ _unit(self.embedder.embed([query]))[0]
+        cosine = self._vectors @ _unit(self.embedder.embed([query], query=True))[0]
         k = min(k, len(self.passages))
         best = np.argpartition(-cosine, k - 1)[:k]
         return [self.passages[int(i)] for i in best[np.argsort(-cosine[best])]]
