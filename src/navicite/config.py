@@ -358,6 +358,10 @@ class GenerateSettings(Section):
         True, description="Answer form: the first sentence, the answer, is put to the judge (one call) when word overlap "
         "alone accepted it."
     )
+    recheck_answer: bool = Field(
+        True, description="Answer form: when no source supports the first sentence, the model is shown that sentence and "
+        "answers once more (one draft call); the new answer is kept only if its first sentence is cited."
+    )
     novel_words: int | None = Field(
         None, ge=0,
         description="A sentence with this many content words that neither its sources nor the question hold is not cited "
@@ -458,7 +462,7 @@ PRESETS: dict[str, tuple[str, ...]] = {
     # budget, the title/introduction/body/conclusion draft, one thread.
     "first-release": ("generate.evidence=document", "generate.format=report", "llm.threads=1",
                       "retrieve.analysis_max_tokens=384", "retrieve.analysis=llm",
-                      "generate.joint_support=false", "generate.confirm_answer=false"),
+                      "generate.joint_support=false", "generate.confirm_answer=false", "generate.recheck_answer=false"),
     # Fewest model calls: no keyword analysis, word-overlap verification, five sources.
     "fast": ("retrieve.method=flat", "generate.verifier=lexical", "generate.max_sources=5",
              "generate.language_retry=false"),

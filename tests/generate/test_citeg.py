@@ -221,3 +221,35 @@ def test_a_sentence_cites_at_most_its_best_supported_sources() -> None:
     checks = [SupportCheck(n, f"d{n}", score, True, "lexical") for n, score in [(1, 0.6), (2, 0.9), (3, 0.7), (4, 0.95)]]
     assert _best_kept(Verified("fact", [1, 2, 3, 4], checks), 2) == [2, 4]  # the two best, in their order
     assert _best_kept(Verified("fact", [1, 2], checks[:2]), 3) == [1, 2]
+
+
+WRONG_DRAFT = "The Eiffel Tower was completed in 1887.\n\nIt is 330 metres tall."
+ONE_FACT = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}, {"index": 2, "kind": "fact", "sources": [1]}]}
+
+
+def test_an_unsupported_answer_sentence_is_drafted_again_and_the_cited_one_kept(scripted_llm, tmp_path) -> None:
+    right = "The Eiffel Tower was completed in 1889.\n\nIt is 330 metres tall."
+    llm = scripted_llm(WRONG_DRAFT, ONE_FACT, right, ONE_FACT)
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run("When was the Eiffel Tower completed?", SOURCES)
+    assert answer.answer.startswith("The Eiffel Tower was completed in 1889 [1].")
+    assert [s.kind for s in answer.sentences] == ["cited", "cited"]
+    # The second draft call carries the first reply and the sentence that failed, in one conversation.
+    assert len(llm.calls) == 4 and "none of them states it: \"The Eiffel Tower was completed in 1887.\"" in llm.calls[2].prompt
+    recheck = next(t for t in answer.trace if t.name == "recheck")
+    assert recheck.outputs["kept"] == "second" and answer.llm["calls"] == 4
+
+
+def test_a_second_draft_still_unsupported_leaves_the_first_answer(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(WRONG_DRAFT, ONE_FACT, "The Eiffel Tower was completed in 1886.", {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]})
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run("When was the Eiffel Tower completed?", SOURCES)
+    assert answer.answer.startswith("The Eiffel Tower was completed in 1887.") and answer.sentences[0].kind == "unsupported"
+    assert next(t for t in answer.trace if t.name == "recheck").outputs["kept"] == "first"
+    assert answer.llm["calls"] == 4  # the first answer's trace counts the second attempt's calls too
+
+
+def test_no_recheck_when_the_setting_is_off(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(WRONG_DRAFT, ONE_FACT)
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false", "generate.recheck_answer=false").run(
+        "When was the Eiffel Tower completed?", SOURCES)
+    assert len(llm.calls) == 2 and answer.sentences[0].kind == "unsupported"
+    assert all(t.name != "recheck" for t in answer.trace)

@@ -100,7 +100,10 @@ class CiteG:
             else:
                 draft = self.drafter.run(question, entries, language)
             out.update(draft.trace(), form=self.drafter.form(question, language))
-        yield self._cite(question, draft, entries, trace)
+        answer = self._cite(question, draft, entries, trace)
+        if self._recheck_due(draft, answer):
+            answer = self._recheck(question, draft, entries, answer, trace)
+        yield answer
 
     def _cite(self, question: str, draft: Draft, entries: list[ContextEntry], trace: StageRecorder) -> Answer:
         with trace.stage("segment") as out:
@@ -144,9 +147,33 @@ class CiteG:
         answer.llm = trace.usage()
         return answer
 
+    def _recheck_due(self, draft: Draft, answer: Answer) -> bool:
+        lead = _lead(answer)
+        return (self.drafter.answer_form and self.settings.generate.recheck_answer and not draft.refused
+                and lead is not None and lead.kind == "unsupported")
+
+    def _recheck(self, question: str, draft: Draft, entries: list[ContextEntry], answer: Answer, trace: StageRecorder) -> Answer:
+        """The answer of a second draft shown the unsupported first sentence, when that one's first sentence is cited; else ``answer``."""
+        lead = _lead(answer)
+        assert lead is not None
+        with trace.stage("recheck", sentence=lead.text) as out:
+            second = self.drafter.recheck(question, entries, draft, claim_text(lead.text))
+            out.update(refused=second.refused, chars=len(second.text))
+        kept = answer
+        if not second.refused:
+            again = self._cite(question, second, entries, trace)
+            new_lead = _lead(again)
+            if new_lead is not None and new_lead.kind == "cited":
+                kept = again
+        # The outputs dict stays in the trace: what was kept is known only after the second citing.
+        out.update(kept="second" if kept is not answer else "first")
+        kept.trace = list(trace.stages)
+        kept.llm = trace.usage()
+        return kept
+
     def _phrase(self, question: str, draft: Draft, answer: Answer, out: dict[str, Any]) -> str | None:
         """The answer phrase of the first sentence, or ``None`` (the reason in ``out``: a skip is visible in the trace)."""
-        first = next((s for s in answer.sentences if s.kind != "heading"), None)
+        first = _lead(answer)
         if draft.refused or first is None or first.kind == "general":
             out.update(skipped="no factual first sentence")
         elif answer_length(question, draft.language) == "broad":
@@ -185,6 +212,11 @@ class CiteG:
             language=draft.language,
             short_answer=draft.short_answer,
         )
+
+
+def _lead(answer: Answer) -> SentenceRecord | None:
+    """The answer's first sentence (headings skipped): in the answer form, the answer itself."""
+    return next((s for s in answer.sentences if s.kind != "heading"), None)
 
 
 def _best_kept(verified: Verified, most: int) -> list[int]:

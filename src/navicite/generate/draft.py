@@ -384,6 +384,14 @@ class Drafter:
         repair = self.repairer.run(first.text, language, check)
         return self._repaired(first, check, repair)
 
+    def recheck(self, question: str, entries: list[ContextEntry], first: Draft, sentence: str) -> Draft:
+        """A second draft, after verification found that no source supports ``sentence``, the first draft's answer."""
+        language = first.language
+        follow = [Message("assistant", first.text),
+                  *prompts.render("draft_recheck", sentence=sentence, language_rule=language_rule(language))]
+        raw = self.llm.complete(self.messages(question, entries, language) + follow, self._options())
+        return self._finish(raw, language, attempts=first.attempts + 1)
+
     def stream(self, question: str, entries: list[ContextEntry], language: str) -> Iterator[str | Draft]:
         """Text pieces as the model writes them, then the :class:`Draft`.
 
