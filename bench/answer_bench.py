@@ -109,20 +109,8 @@ def ask_one(papers: Collection, question: str) -> dict[str, Any]:
         "calls": answer.llm.get("calls", 0), "prompt_tokens": answer.llm.get("prompt_tokens", 0),
         "cached_tokens": answer.llm.get("cached_tokens", 0), "completion_tokens": answer.llm.get("completion_tokens", 0),
         "cited_share": (sum(s.kind == "cited" for s in factual) / len(factual)) if factual else None,
-        "cited": cited_sentences(answer),
+        "cited": answer.cited_with_passages(),
     }
-
-
-def cited_sentences(answer: Any) -> list[dict[str, Any]]:
-    """Every sentence shown as cited with the passages it cites: what a reader checks it against."""
-    by_marker = {c.marker: c for c in answer.citations}
-    return [
-        {"sentence": s.text, "passages": [
-            {"marker": m, "title": by_marker[m].title, "place": by_marker[m].place, "text": by_marker[m].passage}
-            for m in s.markers if m in by_marker
-        ]}
-        for s in answer.sentences if s.kind == "cited"
-    ]
 
 
 def citation_rates(records: list[dict[str, Any]], scorer: CitationScorer) -> dict[str, float]:

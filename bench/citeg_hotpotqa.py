@@ -97,6 +97,8 @@ def citeg_record(answer: Answer, question: Any, scorer: CitationScorer, seconds:
         "seconds": round(seconds, 1),
         "short_answer": answer.short_answer,
         "answer": answer.answer,
+        "question": question.text,
+        "cited": answer.cited_with_passages(),  # for bench/citation_read.py
     }
 
 

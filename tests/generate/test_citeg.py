@@ -253,3 +253,11 @@ def test_no_recheck_when_the_setting_is_off(scripted_llm, tmp_path) -> None:
         "When was the Eiffel Tower completed?", SOURCES)
     assert len(llm.calls) == 2 and answer.sentences[0].kind == "unsupported"
     assert all(t.name != "recheck" for t in answer.trace)
+
+
+def test_cited_with_passages_lists_each_cited_sentence_beside_its_passages(scripted_llm, tmp_path) -> None:
+    answer = citeg(scripted_llm(DRAFT, ALIGN), tmp_path).run("When was the Eiffel Tower built?", SOURCES)
+    sheet = answer.cited_with_passages()
+    assert [row["sentence"] for row in sheet] == ["The Eiffel Tower was completed in 1889.", "Gustave Eiffel's company built the Eiffel Tower."]
+    assert [(p["marker"], p["title"]) for p in sheet[1]["passages"]] == [(2, "Gustave Eiffel")]
+    assert "completed in 1889" in sheet[0]["passages"][0]["text"]

@@ -113,6 +113,20 @@ class Answer:
         """Claims no source was verified for."""
         return [s for s in self.sentences if s.kind == "unsupported"]
 
+    def cited_with_passages(self) -> list[dict[str, Any]]:
+        """Every sentence shown as cited, with the passages it cites: what a reader checks it against.
+
+        Each item is ``{"sentence", "passages": [{"marker", "title", "place", "text"}]}``.
+        """
+        by_marker = {c.marker: c for c in self.citations}
+        return [
+            {"sentence": s.text, "passages": [
+                {"marker": m, "title": by_marker[m].title, "place": by_marker[m].place, "text": by_marker[m].passage}
+                for m in s.markers if m in by_marker
+            ]}
+            for s in self.sentences if s.kind == "cited"
+        ]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
