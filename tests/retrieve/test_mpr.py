@@ -238,3 +238,15 @@ def test_closing_the_retriever_closes_the_reranker_and_portfolio_d_stores(tmp_pa
     for store in (retriever_.reranker.store, retriever_.dense.store):  # type: ignore[attr-defined,union-attr]
         with pytest.raises(sqlite3.ProgrammingError):
             store.get_many(["x"])
+
+
+def test_the_translated_question_is_searched_and_reranked_against(small_index: LexicalIndex, tmp_path: Path) -> None:
+    llm = ScriptedLLM([KOREAN_ANALYSIS, {**ENGLISH_TRANSLATION, "question": "Does vitamin D  supplementation prevent fractures in the elderly?"}])
+    result = retriever(llm, small_index, tmp_path).run("비타민 D 보충제가 노인의 골절을 막아주나요?")
+    assert "Question: 비타민 D 보충제가 노인의 골절을 막아주나요?" in llm.calls[1].prompt
+    translated = "Does vitamin D supplementation prevent fractures in the elderly?"
+    assert result.translation is not None and result.translation.question == translated  # spaces folded
+    free = [r for r in result.results if r.portfolio == "G" and r.query.startswith("Does OR vitamin")]
+    assert len(free) == 1 and free[0].hits[0].doc_id == "d1"
+    assert result.ranked_against == ["비타민 D 보충제가 노인의 골절을 막아주나요?", translated]
+    assert result.to_dict()["translation"]["question"] == translated

@@ -104,8 +104,9 @@ class MPRResult:
 
     @property
     def ranked_against(self) -> list[str]:
-        """The texts the pool was reranked against: the question, then each round's sub-question."""
-        return [self.question, *(r.gap.sub_question for r in self.rounds if r.gap is not None and r.queries)]
+        """The texts the pool was reranked against: the question, its translation (G), then each round's sub-question."""
+        translated = [self.translation.question] if self.translation is not None and self.translation.question else []
+        return [self.question, *translated, *(r.gap.sub_question for r in self.rounds if r.gap is not None and r.queries)]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (``navicite search --mpr --json``)."""
@@ -116,6 +117,7 @@ class MPRResult:
                 "language": self.translation.language,
                 "primary": list(self.translation.primary),
                 "expanded": list(self.translation.expanded),
+                **({"question": self.translation.question} if self.translation.question else {}),
             },
             "portfolios": self.portfolios.to_dict(),
             "queries": [query_dict(r) for r in self.results if r.round == 1],
@@ -189,13 +191,13 @@ class MultiPortfolioRetriever:
             return None, "no LLM configured to translate keywords"
         return target, reason
 
-    def _translate(self, analysis: Analysis) -> tuple[Translation | None, str]:
+    def _translate(self, question: str, analysis: Analysis) -> tuple[Translation | None, str]:
         target, reason = self._g_plan(analysis)
         if target is None:
             return None, reason
         assert self.translator is not None
         try:
-            return self.translator.run(analysis, target), ""
+            return self.translator.run(question, analysis, target), ""
         except LLMError as exc:
             return None, f"translation failed: {exc}"
 
@@ -289,14 +291,21 @@ class MultiPortfolioRetriever:
             else:
                 portfolios = self.builder.run(analysis, translation, g_reason)
             results, flat = self._search_all(question, portfolios, early)
+            against = [(question, flat)]
+            if translation is not None and translation.question and (query := free_text(translation.question)) is not None:
+                # The translated question as free text: its hits join G, and it is reranked against
+                # (its BM25 over the collection's language is a signal the question itself lacks).
+                translated = self._flat_bm25(translation.question)
+                results.append(QueryResult("G", to_text(query), translated[: self.cfg.top_k_per_query]))
+                against.append((translation.question, translated))
         with recorder.stage("pool"):
             pool = self.pooler.run(results)
         top_n = top_n or self.top_n
         with recorder.stage("rerank"):
-            ranked = self._rerank([(question, flat)], pool, top_n)
+            ranked = self._rerank(against, pool, top_n)
         result = MPRResult(question, analysis, portfolios, results, pool, ranked, self.reranker.name, translation)
         if self.rounds > 1 and self.gaps is not None and not self.flat:
-            self._more_rounds(result, [(question, flat)], top_n, recorder)
+            self._more_rounds(result, against, top_n, recorder)
         result.errors = [f"{r.query}: {r.error}" for r in result.results if r.error]
         return result
 
@@ -368,7 +377,7 @@ class MultiPortfolioRetriever:
                 with recorder.stage("analyze"):
                     analysis = self.analyzer.run(question)
                 with recorder.stage("translate"):
-                    translation, g_reason = self._translate(analysis)
+                    translation, g_reason = self._translate(question, analysis)
             result = self._after_analysis(question, analysis, translation, g_reason, recorder, top_n, early)
         mine = StageRecorder(recorder.stages[first:])
         result.timings = mine.seconds()

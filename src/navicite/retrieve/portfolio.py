@@ -28,11 +28,13 @@ NOISE_TERMS: tuple[str, ...] = ("image", "photo", "poster", "slides", "review", 
 
 @dataclass(frozen=True)
 class Translation:
-    """Primary and expanded keyword terms translated into ``language``, in the original order."""
+    """Primary and expanded keyword terms translated into ``language``, in the original order, and
+    the whole question in that language (empty when the model gave none)."""
 
     primary: tuple[str, ...]
     expanded: tuple[str, ...]
     language: str
+    question: str = ""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ def render_mpr(result: MPRResult, console: Console, limit: int = 20) -> None:
     if result.translation is not None:
         tr = result.translation
         console.print(f"translated ({tr.language}): {', '.join(tr.primary)} | {', '.join(tr.expanded)}")
+        if tr.question:
+            console.print(f"question in {tr.language}: {tr.question}")
 
     queries = Table("portfolio", "query", "hits", "ms", title="Portfolio queries", title_justify="left")
     for r in result.results:

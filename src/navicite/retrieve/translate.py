@@ -21,6 +21,7 @@ LANGUAGE_NAMES = {
 class TranslationReply(BaseModel):
     """The JSON the translation prompt asks for."""
 
+    question: str = Field("", max_length=1000)
     primary: list[str] = Field(min_length=1, max_length=5)
     expanded: list[str] = Field(default_factory=list, max_length=5)
 
@@ -51,15 +52,21 @@ def target_language(
 
 
 class KeywordTranslator:
-    """Translates the top keywords with one LLM call (stage ``translate``)."""
+    """Translates the question and its top keywords with one LLM call (stage ``translate``).
+
+    The whole question comes along: keywords read out of a Korean question by the statistical
+    analysis keep their particles ("1939년에"), and translated alone they lose their sense;
+    the translated question is also searched and reranked against (retrieve/mpr.py).
+    """
 
     def __init__(self, llm: LLM, max_tokens: int = 160) -> None:
         self.llm = llm
         self.max_tokens = max_tokens
 
-    def _messages(self, analysis: Analysis, target: str) -> list[Message]:
+    def _messages(self, question: str, analysis: Analysis, target: str) -> list[Message]:
         return prompts.render(
             "translate_keywords",
+            question=question.strip(),
             source_language=LANGUAGE_NAMES.get(analysis.language, analysis.language),
             target_language=LANGUAGE_NAMES.get(target, target),
             primary=json.dumps([k.term for k in analysis.primary[:3]], ensure_ascii=False),
@@ -69,7 +76,7 @@ class KeywordTranslator:
     def _options(self) -> CallOptions:
         return CallOptions(stage="translate", max_tokens=self.max_tokens, temperature=0.0)
 
-    def run(self, analysis: Analysis, target: str) -> Translation:
-        """Translated keywords. Raises :class:`navicite.llm.base.LLMError` when the model fails."""
-        reply = self.llm.complete_json(self._messages(analysis, target), TranslationReply, self._options())
-        return Translation(tuple(reply.primary), tuple(reply.expanded), target)
+    def run(self, question: str, analysis: Analysis, target: str) -> Translation:
+        """The question and its keywords translated. Raises :class:`navicite.llm.base.LLMError` when the model fails."""
+        reply = self.llm.complete_json(self._messages(question, analysis, target), TranslationReply, self._options())
+        return Translation(tuple(reply.primary), tuple(reply.expanded), target, " ".join(reply.question.split()))
