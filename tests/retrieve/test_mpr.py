@@ -24,7 +24,7 @@ ANALYSIS = {
     ],
     "expanded": ["bone density", "osteoporosis", "falls"],
 }
-TRANSLATION = {"primary": ["비타민 D", "골절", "노인"], "expanded": ["골밀도", "골다공증", "낙상"]}
+TRANSLATION = {"question": "비타민 D가 노인의 골절을 막아주나요?", "primary": ["비타민 D", "골절", "노인"], "expanded": ["골밀도", "골다공증", "낙상"]}
 
 
 def retriever(llm, index: LexicalIndex, tmp_path: Path, flat: bool = False, analysis: str | None = "llm") -> MultiPortfolioRetriever:
@@ -42,7 +42,7 @@ def test_run_builds_all_portfolios_pools_and_keeps_provenance(small_index: Lexic
     assert [q.portfolio for q in result.portfolios.queries] == ["Q"] * 3 + ["S"] * 3 + ["F"] * 2 + ["G"] * 2
     assert result.translation is not None and result.translation.language == "ko"
     assert "Korean" in llm.calls[1].prompt
-    assert len(result.results) == 10 and not result.errors
+    assert len(result.results) == 11 and not result.errors  # the 10 portfolio queries and the translated question (G)
     ids = [c.doc_id for c in result.pool]
     assert len(ids) == len(set(ids))
     assert {"d1", "k1"} <= set(ids)  # English via Q/S/F, Korean only via G
@@ -82,7 +82,12 @@ KOREAN_ANALYSIS = {
     ],
     "expanded": ["골밀도", "골다공증", "낙상"],
 }
-ENGLISH_TRANSLATION = {"primary": ["vitamin D", "fracture", "elderly"], "expanded": ["bone density", "osteoporosis", "falls"]}
+ENGLISH_TRANSLATION = {
+    "question": "Does vitamin D  supplementation prevent fractures in the elderly?",
+    "primary": ["vitamin D", "fracture", "elderly"], "expanded": ["bone density", "osteoporosis", "falls"],
+}
+
+TRANSLATED = "Does vitamin D supplementation prevent fractures in the elderly?"  # the reply's spaces folded
 
 
 def test_korean_question_reaches_english_documents_through_g(small_index: LexicalIndex, tmp_path: Path) -> None:
@@ -96,7 +101,7 @@ def test_korean_question_reaches_english_documents_through_g(small_index: Lexica
     # The Korean keywords still find the Korean documents, whatever particles the text has.
     assert {"k1", "k2"} <= {c.doc_id for c in result.pool}
     # The translated keywords are in the trace (what `ask` records for its retrieve stage).
-    assert result.to_dict()["translation"] == {"language": "en", **ENGLISH_TRANSLATION}
+    assert result.to_dict()["translation"] == {"language": "en", **ENGLISH_TRANSLATION, "question": TRANSLATED}
 
 
 def test_no_llm_runs_the_fallback_and_records_skipped_g(small_index: LexicalIndex, tmp_path: Path) -> None:
@@ -241,10 +246,10 @@ def test_closing_the_retriever_closes_the_reranker_and_portfolio_d_stores(tmp_pa
 
 
 def test_the_translated_question_is_searched_and_reranked_against(small_index: LexicalIndex, tmp_path: Path) -> None:
-    llm = ScriptedLLM([KOREAN_ANALYSIS, {**ENGLISH_TRANSLATION, "question": "Does vitamin D  supplementation prevent fractures in the elderly?"}])
+    llm = ScriptedLLM([KOREAN_ANALYSIS, ENGLISH_TRANSLATION])
     result = retriever(llm, small_index, tmp_path).run("비타민 D 보충제가 노인의 골절을 막아주나요?")
     assert "Question: 비타민 D 보충제가 노인의 골절을 막아주나요?" in llm.calls[1].prompt
-    translated = "Does vitamin D supplementation prevent fractures in the elderly?"
+    translated = TRANSLATED
     assert result.translation is not None and result.translation.question == translated  # spaces folded
     free = [r for r in result.results if r.portfolio == "G" and r.query.startswith("Does OR vitamin")]
     assert len(free) == 1 and free[0].hits[0].doc_id == "d1"

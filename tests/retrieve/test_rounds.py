@@ -23,6 +23,9 @@ from navicite.retrieve.mpr import MPRResult, MultiPortfolioRetriever
 
 from .test_mpr import ANALYSIS, TRANSLATION
 
+#: The question as portfolio G translated it (the collection also holds Korean documents): reranked against too.
+TRANSLATED = TRANSLATION["question"]
+
 QUESTION = "Does vitamin D prevent fractures in the elderly?"
 SUB_QUESTION = "What cancer risk do BRCA1 mutations carry?"
 MISSING = {"enough": False, "bridge": "BRCA1", "missing": "the cancer risk", "sub_question": SUB_QUESTION,
@@ -55,7 +58,7 @@ def test_one_round_by_default_makes_no_missing_information_call(small_index: Lex
     llm = ScriptedLLM([ANALYSIS, TRANSLATION])  # a third call would fail: no answer left
     result = MultiPortfolioRetriever(small_index, llm, FusionReranker(), Settings(home=tmp_path)).run(QUESTION)
     assert result.rounds == [] and result.stopped == "" and "gap" not in result.llm
-    assert result.to_dict()["rounds"] == [] and result.ranked_against == [QUESTION]
+    assert result.to_dict()["rounds"] == [] and result.ranked_against == [QUESTION, TRANSLATED]
 
 
 def test_enough_after_round_one_keeps_the_one_shot_ranking(small_index: LexicalIndex, tmp_path: Path) -> None:
@@ -85,8 +88,8 @@ def test_a_sub_question_adds_passages_with_their_round_and_sub_question(small_in
     assert {(p.round, p.sub_question) for p in d4.provenance} == {(2, SUB_QUESTION)}
     assert d4.portfolios[0] == "Q2"
     # Reranked against the question and the sub-question: the best of both scores counts.
-    assert result.ranked_against == [QUESTION, SUB_QUESTION]
-    assert [(c.doc_id, c.signals["against"]) for c in result.ranked[:2]] == [("d1", 0.0), ("d4", 1.0)]
+    assert result.ranked_against == [QUESTION, TRANSLATED, SUB_QUESTION]
+    assert [(c.doc_id, c.signals["against"]) for c in result.ranked[:2]] == [("d1", 0.0), ("d4", 2.0)]
     assert second.number == 3 and second.gap is not None and second.gap.enough
     assert "d4" in second.read and f"- {SUB_QUESTION}" in llm.calls[3].prompt
     assert result.stopped == "enough after round 2"
@@ -96,7 +99,7 @@ def test_a_sub_question_adds_passages_with_their_round_and_sub_question(small_in
 def test_the_trace_shows_each_round(small_index: LexicalIndex, tmp_path: Path) -> None:
     result, _ = run(small_index, tmp_path, MISSING, ENOUGH)
     data = result.to_dict()
-    assert data["stopped"] == "enough after round 2" and data["ranked_against"] == [QUESTION, SUB_QUESTION]
+    assert data["stopped"] == "enough after round 2" and data["ranked_against"] == [QUESTION, TRANSLATED, SUB_QUESTION]
     first, second = data["rounds"]
     assert first["round"] == 2 and first["sub_question"] == SUB_QUESTION and first["bridge"] == "BRCA1"
     assert first["keywords"] == ["BRCA1", "breast cancer"] and first["missing"] == "the cancer risk"
@@ -122,7 +125,7 @@ def test_a_round_without_new_passages_ends_the_loop_but_still_reranks(small_inde
     [step] = result.rounds
     assert step.queries and step.new == []
     assert result.stopped == "round 2 found no new passages" and len(llm.calls) == 3
-    assert result.ranked_against == [QUESTION, "vitamin D fractures elderly"]
+    assert result.ranked_against == [QUESTION, TRANSLATED, "vitamin D fractures elderly"]
 
 
 @pytest.mark.parametrize(

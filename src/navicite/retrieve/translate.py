@@ -21,7 +21,8 @@ LANGUAGE_NAMES = {
 class TranslationReply(BaseModel):
     """The JSON the translation prompt asks for."""
 
-    question: str = Field("", max_length=1000)
+    # Required: optional, the schema-constrained embedded model always left it out.
+    question: str = Field(min_length=1, max_length=1000)
     primary: list[str] = Field(min_length=1, max_length=5)
     expanded: list[str] = Field(default_factory=list, max_length=5)
 
