@@ -304,3 +304,15 @@ def test_a_sentence_written_twice_is_kept_once() -> None:
     kept = "Seoul is large. It is busy.\n\nSeoul is LARGE.  It has parks."
     assert without_repeated_sentences(kept, "en") == "Seoul is large. It is busy.\n\nIt has parks."
     assert without_repeated_sentences(ENGLISH, "en") == ENGLISH  # nothing repeated: the text as it was
+
+
+def test_a_retry_that_frames_its_answer_with_the_instructions_keeps_only_the_answer(scripted_llm, tmp_path) -> None:
+    # The shape of a real retry (timedep.pdf, "How does coxph build a true time-dependent covariate ...?").
+    echo = "Your first sentence answers the question directly. When the question asks for one thing."
+    framed = (
+        'The first sentence answers the question directly: "Seoul is the capital of South Korea."\n\n'
+        "After it, explain in two or three short paragraphs of two to four sentences each, separated by blank lines:\n\n"
+        + DIRECT
+    )
+    draft = answer_drafter(scripted_llm(echo, framed), tmp_path).run("How did Seoul become the capital of South Korea?", ENTRIES, "en")
+    assert draft.text == DIRECT

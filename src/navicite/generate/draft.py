@@ -268,6 +268,19 @@ def echoes_instructions(text: str, instructions: str) -> bool:
     return bool(runs(_WORD.findall(lowered)) & runs(_WORD.findall(instructions.lower())))
 
 
+def without_echoed_lines(text: str, instructions: str) -> str:
+    """``text`` without the lines that copy ``instructions`` (see :func:`echoes_instructions`); all of it when every line does.
+
+    The 1.5B model, asked again after an echo, has answered with the instructions as a frame
+    around its answer ("The first sentence answers the question directly: ...", "After it,
+    explain in two or three short paragraphs ...:"), each shown as an unsupported claim.
+    """
+    kept = [line for line in text.split("\n") if not echoes_instructions(line, instructions)]
+    if not any(line.strip() for line in kept):
+        return text
+    return _EXTRA_BLANK_LINES.sub("\n\n", "\n".join(kept)).strip()
+
+
 def claim_text(sentence: str) -> str:
     """The claim a sentence makes, without a leading ``Answer:`` label (which no source contains)."""
     m = _SHORT_ANSWER.match(sentence)
@@ -365,12 +378,14 @@ class Drafter:
         )
 
     def _echo_retry(self, messages: list[Message], raw: str, language: str, question: str) -> str | None:
-        """A second draft when the first copied the instructions (``None`` when it did not)."""
-        if not echoes_instructions(raw, self.instructions(language, question)):
+        """A second draft when the first copied the instructions (``None`` when it did not); lines
+        of it that still copy them are left out."""
+        instructions = self.instructions(language, question)
+        if not echoes_instructions(raw, instructions):
             return None
         retry = "draft_direct_retry" if self.answer_form else "draft_echo_retry"
         follow = [Message("assistant", raw), *prompts.render(retry, language_rule=language_rule(language))]
-        return self.llm.complete(messages + follow, self._options())
+        return without_echoed_lines(self.llm.complete(messages + follow, self._options()), instructions)
 
     def run(self, question: str, entries: list[ContextEntry], language: str) -> Draft:
         """Draft an answer in ``language`` (an ISO code), translating it once if the model strayed."""
