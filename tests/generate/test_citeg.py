@@ -235,6 +235,8 @@ def test_an_unsupported_answer_sentence_is_drafted_again_and_the_cited_one_kept(
     assert [s.kind for s in answer.sentences] == ["cited", "cited"]
     # The second draft call carries the first reply and the sentence that failed, in one conversation.
     assert len(llm.calls) == 4 and "none of them states it: \"The Eiffel Tower was completed in 1887.\"" in llm.calls[2].prompt
+    # The source sentence nearest in wording, its number aside, is quoted beside it.
+    assert 'closest to it reads: "The Eiffel Tower is a lattice tower in Paris. It was completed in 1889."' in llm.calls[2].prompt
     recheck = next(t for t in answer.trace if t.name == "recheck")
     assert recheck.outputs["kept"] == "second" and answer.llm["calls"] == 4
 

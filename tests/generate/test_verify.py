@@ -11,6 +11,7 @@ from navicite.generate.verify import (
     JudgeScorer,
     LexicalScorer,
     Verifier,
+    closest_sentence,
     create_scorer,
     lexical_support,
 )
@@ -399,3 +400,19 @@ def test_no_pair_is_judged_for_a_sentence_one_source_names_fully(scripted_llm) -
     [result] = Verifier(judge, threshold=0.5, general_accept=0.8, novel_words=3, judge=judge).run(
         [sentence], [Alignment("fact", (1,))], [tt, more])
     assert not any(c.scorer == "joint" for c in result.checks)
+
+
+def test_closest_sentence_matches_the_words_and_leaves_the_misread_number_aside() -> None:
+    # timedep.pdf's two passages (pp. 1-2): the draft read 1.5 from the table; the sentence that gives the value says 0.9.
+    table = ("id tstart tstop death creatinine 1 5 0 90 0 0.9 2 5 90 120 0 1.5 3 5 120 185 1 1.2 We read this as stating "
+             "that over the interval from 0 to 90 the creatinine for subject \u201c5\u201d was 0.9 (last known level), and "
+             "that this interval did not end in a death.")
+    rule = ("The underlying code treats intervals as open on the left and closed on the right, e.g. the creatinine on "
+            "exactly day 90 is 0.9. One way to think of this is that all changes for a given day (covariates or status) "
+            "are recorded at the start of the next day.")
+    entries = [ContextEntry(n, Source(f"p{n}", "Time dependent covariates", t), t, False) for n, t in ((1, table), (2, rule))]
+    claim = "In the creatinine example, the value of creatinine that applies on exactly day 90 is 1.5 mg/dl."
+    assert closest_sentence(claim, entries) == (
+        "The underlying code treats intervals as open on the left and closed on the right, e.g. the creatinine on exactly day 90 is 0.9."
+    )
+    assert closest_sentence("Bananas are yellow.", entries) is None

@@ -113,3 +113,18 @@ def test_the_first_sentence_answers_a_factoid_question(real_llm, tmp_path) -> No
     # The answer phrase, taken out of the first sentence by one short call.
     assert answer.short_answer is not None and "1911" in answer.short_answer, answer.trace[-1]
     assert answer.llm["stages"]["phrase"]["calls"] == 1
+
+
+# The recheck prompt with the real model: shown its misread year, it reads the source again (one call).
+def test_shown_an_unsupported_answer_the_model_reads_the_source_again(real_llm, tmp_path) -> None:
+    from navicite.generate.draft import Draft, Drafter
+    from navicite.generate.sources import ContextEntry
+
+    drafter = Drafter(real_llm, load_settings(tmp_path, ["generate.draft_max_tokens=64"]))
+    entries = [ContextEntry(1, CHEMISTRY, CHEMISTRY.text, False)]
+    wrong = "Marie Curie received the Nobel Prize in Chemistry in 1903."
+    first = Draft(wrong, "en", False, None, 1, "en")
+    closest = "The Nobel Prize in Chemistry 1911 was awarded to Marie Curie for her discovery of the elements radium and polonium."
+    second = drafter.recheck("In which year did Marie Curie receive the Nobel Prize in Chemistry?", entries, first, wrong, closest)
+    assert "1911" in second.text and not second.refused, second.text
+    assert second.attempts == 2

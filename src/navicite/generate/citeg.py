@@ -23,7 +23,15 @@ from navicite.generate.draft import Draft, Drafter, answer_length, claim_text, i
 from navicite.generate.phrase import PhraseFinder
 from navicite.text.sentences import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
-from navicite.generate.verify import CONFIRM_CHECK, Verified, Verifier, create_scorer, create_support_judge, novel_words_limit
+from navicite.generate.verify import (
+    CONFIRM_CHECK,
+    Verified,
+    Verifier,
+    closest_sentence,
+    create_scorer,
+    create_support_judge,
+    novel_words_limit,
+)
 from navicite.llm.base import LLM
 from navicite.stages import StageRecorder
 from navicite.text.language import question_language
@@ -156,8 +164,12 @@ class CiteG:
         """The answer of a second draft shown the unsupported first sentence, when that one's first sentence is cited; else ``answer``."""
         lead = _lead(answer)
         assert lead is not None
-        with trace.stage("recheck", sentence=lead.text) as out:
-            second = self.drafter.recheck(question, entries, draft, claim_text(lead.text))
+        claim = claim_text(lead.text)
+        closest = closest_sentence(claim, entries)
+        if closest is None:  # nothing in the sources near it: nothing to point the model to
+            return answer
+        with trace.stage("recheck", sentence=lead.text, closest=closest) as out:
+            second = self.drafter.recheck(question, entries, draft, claim, closest)
             out.update(refused=second.refused, chars=len(second.text))
         kept = answer
         if not second.refused:

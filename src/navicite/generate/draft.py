@@ -399,11 +399,12 @@ class Drafter:
         repair = self.repairer.run(first.text, language, check)
         return self._repaired(first, check, repair)
 
-    def recheck(self, question: str, entries: list[ContextEntry], first: Draft, sentence: str) -> Draft:
-        """A second draft, after verification found that no source supports ``sentence``, the first draft's answer."""
+    def recheck(self, question: str, entries: list[ContextEntry], first: Draft, sentence: str, closest: str) -> Draft:
+        """A second draft, after verification found that no source supports ``sentence``, the first
+        draft's answer; ``closest`` is the source sentence nearest to it in wording."""
         language = first.language
         follow = [Message("assistant", first.text),
-                  *prompts.render("draft_recheck", sentence=sentence, language_rule=language_rule(language))]
+                  *prompts.render("draft_recheck", sentence=sentence, closest=closest, language_rule=language_rule(language))]
         raw = self.llm.complete(self.messages(question, entries, language) + follow, self._options())
         return self._finish(raw, language, attempts=first.attempts + 1)
 

@@ -48,6 +48,7 @@ from navicite.generate.answer import SupportCheck
 from navicite.generate.sources import ContextEntry
 from navicite.index.words import stem
 from navicite.llm.base import LLM, CallOptions, LLMError
+from navicite.text.sentences import split_sentences
 
 _WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+", re.UNICODE)
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -122,6 +123,31 @@ def lexical_support(claim: str, source_text: str) -> float:
     if any(_stem(_WORD.match(name).group(0)) not in source_units for name in names):
         score *= 0.7
     return score
+
+
+def closest_sentence(claim: str, entries: Iterable[ContextEntry]) -> str | None:
+    """The source sentence (or two in a row) that shares most of the claim's words, numbers aside; None when none shares any.
+
+    What the claim most likely misread: "the creatinine on exactly day 90 is 0.9" for the
+    claim "... on exactly day 90 is 1.5 mg/dl" (its number is left out of the match, so the
+    sentence with the right value is not passed over for a table row holding the wrong one).
+    """
+    words = {u: w for u, w in _features(claim).items() if not u[0].isdigit()}
+    total = sum(words.values())
+    if not total:
+        return None
+    texts = [split_sentences(entry.text) for entry in entries]
+    # Single sentences first, then two in a row ("The Eiffel Tower is ... It was completed in
+    # 1889."): a pair is taken only when it shares strictly more than any one sentence.
+    spans = [s for sentences in texts for s in sentences]
+    spans += [f"{a} {b}" for sentences in texts for a, b in zip(sentences, sentences[1:])]
+    best, best_score = None, 0.0
+    for span in spans:
+        found = _features(span)
+        score = sum(w for u, w in words.items() if u in found) / total
+        if score > best_score:
+            best, best_score = " ".join(span.split()), score
+    return best
 
 
 _NAME_INSIDE = re.compile(r"(?<=[\w,;] )[A-Z][\w-]+")
