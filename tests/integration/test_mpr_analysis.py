@@ -13,6 +13,7 @@ from navicite.llm.base import LLM, usage_scope
 from navicite.rerank.fusion import FusionReranker
 from navicite.retrieve.keywords import is_generic
 from navicite.retrieve.mpr import MultiPortfolioRetriever
+from navicite.text.language import question_language
 
 pytestmark = pytest.mark.llm
 
@@ -55,6 +56,9 @@ def test_korean_question_is_analysed_and_translated_for_g(retriever: MultiPortfo
     # The collection also holds English documents, so G searches with English translations.
     assert result.translation is not None and result.translation.language == "en", result.portfolios.skipped
     assert any(q.portfolio == "G" for q in result.portfolios.queries)
+    # The whole question comes back in English too, and is reranked against.
+    assert result.translation.question and question_language(result.translation.question) == "en", result.translation
+    assert result.ranked_against[1] == result.translation.question
     # Korean takes more tokens per keyword than English: the reply must still fit the budget in one call.
     assert result.llm["analyze"]["calls"] == 1 and result.llm["translate"]["calls"] >= 1
     assert result.llm["analyze"]["completion_tokens"] < retriever.analyzer.max_tokens

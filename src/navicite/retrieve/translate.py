@@ -60,7 +60,7 @@ class KeywordTranslator:
     the translated question is also searched and reranked against (retrieve/mpr.py).
     """
 
-    def __init__(self, llm: LLM, max_tokens: int = 160) -> None:
+    def __init__(self, llm: LLM, max_tokens: int = 256) -> None:
         self.llm = llm
         self.max_tokens = max_tokens
 
