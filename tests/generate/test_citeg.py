@@ -230,7 +230,8 @@ ONE_FACT = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}, {"index"
 def test_an_unsupported_answer_sentence_is_drafted_again_and_the_cited_one_kept(scripted_llm, tmp_path) -> None:
     right = "The Eiffel Tower was completed in 1889.\n\nIt is 330 metres tall."
     llm = scripted_llm(WRONG_DRAFT, ONE_FACT, right, ONE_FACT)
-    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run("When was the Eiffel Tower completed?", SOURCES)
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false", "generate.recheck_answer=true").run(
+        "When was the Eiffel Tower completed?", SOURCES)
     assert answer.answer.startswith("The Eiffel Tower was completed in 1889 [1].")
     assert [s.kind for s in answer.sentences] == ["cited", "cited"]
     # The second draft call carries the first reply and the sentence that failed, in one conversation.
@@ -243,15 +244,16 @@ def test_an_unsupported_answer_sentence_is_drafted_again_and_the_cited_one_kept(
 
 def test_a_second_draft_still_unsupported_leaves_the_first_answer(scripted_llm, tmp_path) -> None:
     llm = scripted_llm(WRONG_DRAFT, ONE_FACT, "The Eiffel Tower was completed in 1886.", {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]})
-    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run("When was the Eiffel Tower completed?", SOURCES)
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false", "generate.recheck_answer=true").run(
+        "When was the Eiffel Tower completed?", SOURCES)
     assert answer.answer.startswith("The Eiffel Tower was completed in 1887.") and answer.sentences[0].kind == "unsupported"
     assert next(t for t in answer.trace if t.name == "recheck").outputs["kept"] == "first"
     assert answer.llm["calls"] == 4  # the first answer's trace counts the second attempt's calls too
 
 
-def test_no_recheck_when_the_setting_is_off(scripted_llm, tmp_path) -> None:
+def test_no_recheck_by_default(scripted_llm, tmp_path) -> None:
     llm = scripted_llm(WRONG_DRAFT, ONE_FACT)
-    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false", "generate.recheck_answer=false").run(
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run(
         "When was the Eiffel Tower completed?", SOURCES)
     assert len(llm.calls) == 2 and answer.sentences[0].kind == "unsupported"
     assert all(t.name != "recheck" for t in answer.trace)
