@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from navicite.eval.citations import CitationScorer, looks_factual, split_cited
+from navicite.eval.judge import joined
 
 
 class TableJudge:
@@ -16,9 +19,9 @@ class TableJudge:
         self.support = support
         self.calls = 0
 
-    def entails(self, premise: str, hypothesis: str) -> bool:
+    def entails(self, premise: str | Sequence[str], hypothesis: str) -> bool:
         self.calls += 1
-        return any(all(s in premise for s in needed) for needed in self.support.get(hypothesis, []))
+        return any(all(s in joined(premise) for s in needed) for needed in self.support.get(hypothesis, []))
 
 
 SOURCES = [{"title": "S1", "text": "alpha"}, {"title": "S2", "text": "beta"}, {"title": "S3", "text": "gamma"}]
@@ -63,12 +66,14 @@ def test_judge_sees_titles_and_only_cited_passages() -> None:
     class Recorder:
         name = "recorder"
 
-        def entails(self, premise: str, hypothesis: str) -> bool:
-            seen.append(premise)
+        def entails(self, premise: str | Sequence[str], hypothesis: str) -> bool:
+            seen.append(list(premise))
             return True
 
     CitationScorer(Recorder()).score_answer("Only the second source is cited here [2].", SOURCES)
-    assert seen == ["Title: S2\nbeta"]
+    CitationScorer(Recorder()).score_answer("Both are cited here [1][3].", SOURCES)
+    # Several cited passages reach the judge as separate passages, each under its title.
+    assert seen[0] == ["Title: S2\nbeta"] and seen[1] == ["Title: S1\nalpha", "Title: S3\ngamma"]
 
 
 def test_looks_factual() -> None:

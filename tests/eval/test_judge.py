@@ -35,6 +35,20 @@ def test_llm_judge_asks_a_cited_passage_as_the_verifier_asked_it() -> None:
     assert judge_prompt == verifier_prompt and judge_prompt.count("Title:") == 1
 
 
+def test_llm_judge_asks_several_cited_passages_as_the_verifier_asked_the_pair() -> None:
+    from navicite.eval.citations import format_passage
+    from navicite.generate.verify import ask_support_together
+
+    claim = "Stronger Together was written by a senator from Virginia."
+    passages = [{"title": "Stronger Together", "text": "A 2016 book by Hillary Clinton and Tim Kaine."},
+                {"title": "Tim Kaine", "text": "Tim Kaine is the junior United States Senator from Virginia."}]
+    llm = ScriptedLLM(default={"supported": True})
+    ask_support_together(llm, [(p["title"], p["text"]) for p in passages], claim)
+    LLMJudge(llm).entails([format_passage(p) for p in passages], claim)
+    verifier_prompt, judge_prompt = (call.prompt for call in llm.calls)
+    assert judge_prompt == verifier_prompt and '<source id="2">\nTitle: Tim Kaine' in judge_prompt
+
+
 def test_llm_judge_counts_unusable_replies_as_unsupported() -> None:
     llm = ScriptedLLM(["not json at all", "still not json"])
     judge = LLMJudge(llm)

@@ -41,6 +41,11 @@ def test_model_written_markers_are_removed() -> None:
     assert clean_draft("Seoul is big [1]. It grew [2, 3]. Old【4】.\n") == "Seoul is big. It grew. Old."
     assert clean_draft("The trial (Source 1) found a drop (sources 2 and 3).") == "The trial found a drop."
     assert clean_draft("서울은 크다 (출처 1).") == "서울은 크다."
+    # The prompt's source numbers in prose (a real HotpotQA draft): the reader never sees them.
+    assert clean_draft("More bands.\n\nAccording to source #3, Jonny Craig is a singer (source #3).") == (
+        "More bands.\n\nJonny Craig is a singer.")
+    assert clean_draft("It grew. In sources 1 and 2, the band split.") == "It grew. The band split."
+    assert clean_draft("The data in source 3 is old.") == "The data in source 3 is old."
     assert clean_draft("A source (the 2019 trial) said so.") == "A source (the 2019 trial) said so."
     # A real draft (HotpotQA, embedded model) that copied the prompt's source markup after its answer.
     echoed = 'Jonny Craig has been a member of more bands than Pete Doherty.\n\n1. <source id="1">Title: Jonny Craig\n2. <source id="3">Title: The Libertines'
@@ -304,6 +309,13 @@ def test_a_sentence_written_twice_is_kept_once() -> None:
     kept = "Seoul is large. It is busy.\n\nSeoul is LARGE.  It has parks."
     assert without_repeated_sentences(kept, "en") == "Seoul is large. It is busy.\n\nIt has parks."
     assert without_repeated_sentences(ENGLISH, "en") == ENGLISH  # nothing repeated: the text as it was
+    # A real HotpotQA answer closed with its first sentence again after "Therefore,".
+    concluded = ("Jonny Craig has been a member of more bands than Pete Doherty.\n\nHe sang in Emarosa.\n\n"
+                 "Therefore, Jonny Craig has been a member of more bands than Pete Doherty.")
+    assert without_repeated_sentences(concluded, "en") == (
+        "Jonny Craig has been a member of more bands than Pete Doherty.\n\nHe sang in Emarosa.")
+    assert without_repeated_sentences("Some came. So, some came.", "en") == "Some came."
+    assert without_repeated_sentences("Some came. Me came.", "en") == "Some came. Me came."
 
 
 def test_a_retry_that_frames_its_answer_with_the_instructions_keeps_only_the_answer(scripted_llm, tmp_path) -> None:

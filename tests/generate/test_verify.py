@@ -11,8 +11,11 @@ from navicite.generate.verify import (
     JudgeScorer,
     LexicalScorer,
     Verifier,
+    ask_support,
     closest_sentence,
     create_scorer,
+    plain_claim,
+    swapped_subject,
     lexical_support,
 )
 from navicite.llm.base import LLMOutputError
@@ -243,9 +246,18 @@ def test_a_claim_no_single_source_supports_is_judged_against_the_pair_that_cover
     assert [(c.source, c.scorer) for c in result.checks if c.kept] == [(1, "joint"), (2, "joint")]
     assert len(llm.calls) == 1
     together = llm.calls[0].prompt
-    # One text: the first source as a single check quotes it, the second under its own title.
-    assert "Title: Jonny Craig\nJonny Craig has been" in together and "Title: Pete Doherty\nPete Doherty is" in together
+    # Each source in its own numbered block, under its own title.
+    assert '<source id="1">\nTitle: Jonny Craig\nJonny Craig has been' in together
+    assert '<source id="2">\nTitle: Pete Doherty\nPete Doherty is' in together
     assert "Isles" not in together
+
+
+def test_the_judge_reads_a_claim_without_markdown_marks(scripted_llm) -> None:
+    llm = scripted_llm({"supported": True})
+    ask_support(llm, "Competing risks", "The data set can be created using the finegray command.",
+                "The command that creates the data set is `finegray`, a **new** one.")
+    assert "Claim: The command that creates the data set is finegray, a new one." in llm.calls[0].prompt
+    assert plain_claim("`tmerge()` and `__init__`") == "tmerge() and __init__"
 
 
 def test_the_pair_is_not_judged_when_it_misses_a_name_or_the_judge_is_off(scripted_llm) -> None:
@@ -416,3 +428,26 @@ def test_closest_sentence_matches_the_words_and_leaves_the_misread_number_aside(
         "The underlying code treats intervals as open on the left and closed on the right, e.g. the creatinine on exactly day 90 is 0.9."
     )
     assert closest_sentence("Bananas are yellow.", entries) is None
+
+
+LIBERTINES = entry(2, "The Libertines are an English rock band, formed in London in 1997 by frontmen Carl Barât "
+                   "(vocals/guitar) and Pete Doherty (vocals/guitar). The band was part of the garage rock revival.",
+                   "The Libertines")
+
+
+def test_a_source_sentence_told_of_another_subject_is_not_cited(scripted_llm) -> None:
+    # A real HotpotQA answer sentence: the passage's words, the wrong subject in front of them.
+    swapped = ("Pete Doherty is an English rock band, formed in London in 1997 by frontmen Carl Barât "
+               "(vocals/guitar) and Pete Doherty (vocals/guitar).")
+    assert swapped_subject(swapped, [LIBERTINES.text])
+    llm = scripted_llm(default={"supported": True})
+    judge = JudgeScorer(llm)
+    [result] = Verifier(HybridScorer(judge, accept=0.8, max_calls=4), threshold=0.5, general_accept=0.8, judge=judge).run(
+        [swapped], [Alignment("fact", (2,))], [CRAIG, LIBERTINES])
+    assert result.kept == [] and any(c.scorer.endswith("+names") for c in result.checks)
+    # The source's own subject, a pronoun it resolves, a subject the source names otherwise: kept.
+    assert not swapped_subject("The Libertines are an English rock band formed in London in 1997.", [LIBERTINES.text])
+    craig = ('Jonathan Monroe "Jonny" Craig (born March 26, 1986) is a Canadian-American singer and songwriter. '
+             "He has been the lead vocalist for the bands Dance Gavin Dance, Emarosa and Slaves.")
+    assert not swapped_subject("Jonny Craig is a Canadian-American singer and songwriter.", [craig])
+    assert not swapped_subject("Jonny Craig has been the lead vocalist for the bands Dance Gavin Dance, Emarosa and Slaves.", [craig])

@@ -155,5 +155,4 @@ class CitationScorer:
         return counts
 
     def _entails(self, passages: list[str], numbers: list[int], claim: str) -> bool:
-        premise = "\n\n".join(passages[n - 1] for n in numbers)
-        return self.judge.entails(premise, claim)
+        return self.judge.entails([passages[n - 1] for n in numbers], claim)

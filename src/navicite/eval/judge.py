@@ -14,14 +14,14 @@ ALCE uses a T5-XXL NLI model, which is not available offline here. Options:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 
 from navicite.errors import UserInputError
 from navicite.eval.metrics import normalize_answer
-from navicite.generate.verify import TITLE_LINE, ask_support
+from navicite.generate.verify import TITLE_LINE, ask_support_together
 from navicite.text.sentences import split_sentences
 
 if TYPE_CHECKING:
@@ -43,9 +43,14 @@ class EntailmentJudge(Protocol):
 
     name: str
 
-    def entails(self, premise: str, hypothesis: str) -> bool:
-        """True when ``premise`` supports all of ``hypothesis``."""
+    def entails(self, premise: str | Sequence[str], hypothesis: str) -> bool:
+        """True when ``premise`` (one text, or several passages read together) supports all of ``hypothesis``."""
         ...
+
+
+def joined(premise: str | Sequence[str]) -> str:
+    """Several passages as one text (what judges that read no structure compare against)."""
+    return premise if isinstance(premise, str) else "\n\n".join(premise)
 
 
 class LLMJudge:
@@ -62,26 +67,30 @@ class LLMJudge:
         self.max_premise_chars = max_premise_chars
         self.failures = 0
 
-    def entails(self, premise: str, hypothesis: str) -> bool:
+    def entails(self, premise: str | Sequence[str], hypothesis: str) -> bool:
         from navicite.llm.base import LLMError
 
-        if not premise.strip() or not hypothesis.strip():
+        passages = [premise] if isinstance(premise, str) else [p for p in premise if p.strip()]
+        if not passages or not passages[0].strip() or not hypothesis.strip():
             return False
-        if len(premise) > self.max_premise_chars:
-            # Keep the start: sources put their title and lead first.
-            premise = premise[: self.max_premise_chars] + " ..."
-        # The first passage's title goes where the verifier puts a source's title, so a claim
-        # cited on one passage is judged by the very prompt that verified it (the 1.5B model's
-        # verdicts change with an empty "Title:" line before the passage's own).
-        title = ""
-        if premise.startswith(TITLE_LINE):
-            first_line, _, premise = premise.partition("\n")
-            title = first_line[len(TITLE_LINE):]
+        # Keep the start of each passage: sources put their title and lead first.
+        room = self.max_premise_chars // len(passages)
+        sources = [_untitled(p if len(p) <= room else p[:room] + " ...") for p in passages]
         try:
-            return ask_support(self.llm, title, premise, hypothesis.strip(), stage="judge")
+            # The same questions the verifier asks, so a claim is judged by the very prompt that
+            # verified it (the 1.5B model's verdicts change with the layout of the source).
+            return ask_support_together(self.llm, sources, hypothesis.strip(), stage="judge")
         except LLMError:
             self.failures += 1
             return False
+
+
+def _untitled(passage: str) -> tuple[str, str]:
+    """``(title, text)`` of a passage that may open with a ``Title: ...`` line."""
+    if passage.startswith(TITLE_LINE):
+        first_line, _, text = passage.partition("\n")
+        return first_line[len(TITLE_LINE):], text
+    return "", passage
 
 
 def content_words(text: str) -> list[str]:
@@ -97,11 +106,11 @@ class LexicalJudge:
     def __init__(self, threshold: float = 0.5) -> None:
         self.threshold = threshold
 
-    def entails(self, premise: str, hypothesis: str) -> bool:
+    def entails(self, premise: str | Sequence[str], hypothesis: str) -> bool:
         words = content_words(hypothesis)
         if not words:
             return False
-        present = set(content_words(premise))
+        present = set(content_words(joined(premise)))
         return sum(1 for w in words if w in present) / len(words) >= self.threshold
 
 
@@ -123,8 +132,8 @@ class EmbeddingJudge:
         self.embedder = embedder
         self.threshold = threshold
 
-    def entails(self, premise: str, hypothesis: str) -> bool:
-        windows = premise_windows(premise)
+    def entails(self, premise: str | Sequence[str], hypothesis: str) -> bool:
+        windows = premise_windows(joined(premise))
         if not windows or not hypothesis.strip():
             return False
         vectors = self.embedder.embed([hypothesis, *windows])

@@ -47,7 +47,14 @@ _MODEL_MARKERS = re.compile(
     r"\s*(?:\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\]|【[^】]*】"
     # The model also names sources in prose, "(Source 1)" / "(sources 1 and 3)" / "(출처 2)";
     # citations are CiteG's job, and these would otherwise read as part of a claim.
-    r"|\((?:sources?|출처)\s*\d+(?:\s*(?:,|;|and|&|및|–|-)\s*\d+)*\s*\))",
+    r"|\((?:sources?|출처)\s*#?\s*\d+(?:\s*(?:,|;|and|&|및|–|-)\s*#?\s*\d+)*\s*\))",
+    re.IGNORECASE,
+)
+# ... and as a sentence's opening, "According to source #3, Jonny Craig is ...": the number is the
+# prompt's, which the reader never sees (the answer's own markers are renumbered).
+_SOURCE_LEAD = re.compile(
+    r"(?:(?<=^)|(?<=[.!?]\s)|(?<=\n))[ \t]*(?:according to|as (?:stated|given|shown|said) in|in|from)\s+(?:the\s+)?"
+    r"sources?\s*#?\s*\d+(?:\s*(?:,|and|&)\s*#?\s*\d+)*\s*,\s*(\w)",
     re.IGNORECASE,
 )
 # The prompt's source markup, when the model copies it: a line that is the opening of a source
@@ -62,6 +69,8 @@ _SLOTTED_ANSWER = re.compile(rf"^(\s*{ANSWER_LABEL}\s*)<([^<>\n]+)>", re.IGNOREC
 # Below this many letters the language detector guesses; such drafts are not judged.
 _MIN_LETTERS_TO_JUDGE = 24
 _EXTRA_BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+# How the model opens a sentence that only restates its answer.
+_CONCLUDING = re.compile(r"^\s*(?:therefore|thus|hence|so|in conclusion|in summary|to conclude|overall)\b\s*,?\s*", re.IGNORECASE)
 #: A draft sharing this many consecutive words with the prompt's instructions copied them.
 _ECHO_WORDS = 6
 _WORD = re.compile(r"\w+")
@@ -194,24 +203,27 @@ def no_answer_text(language: str) -> str:
 
 
 def clean_draft(text: str) -> str:
-    """The model's text without citation markers it was told not to write, without the prompt's
-    source markup it copied (a list of ``<source id="1">Title: ...`` lines), and trimmed."""
+    """The model's text without citation markers it was told not to write (``[2]``, "(source 2)",
+    an opening "According to source #2,"), without the prompt's source markup it copied (a list of
+    ``<source id="1">Title: ...`` lines), and trimmed."""
     text = _ECHOED_SOURCE_LINE.sub("", text)
+    text = _SOURCE_LEAD.sub(lambda m: m.group(1).upper(), text)
     return _SLOTTED_ANSWER.sub(r"\1\2", _MODEL_MARKERS.sub("", _SOURCE_MARKUP.sub("", text))).strip()
 
 
 def without_repeated_sentences(text: str, language: str) -> str:
     """``text`` without a sentence that repeats an earlier one word for word.
 
-    The 1.5B model sometimes writes its one-sentence answer twice, as a second paragraph;
-    the reader would see (and the verifier check) the same claim twice.
+    The 1.5B model sometimes writes its one-sentence answer twice, as a second paragraph, or
+    closes with it again after "Therefore,"; the reader would see (and the verifier check) the
+    same claim twice.
     """
     seen: set[str] = set()
     repeats: list[tuple[int, int]] = []
     for unit in segment_text(text, language):
         if unit.kind != "sentence":
             continue
-        key = " ".join(unit.text.lower().split())
+        key = " ".join(_CONCLUDING.sub("", unit.text).lower().split())
         if key in seen:
             repeats.append((unit.start, unit.end))
         seen.add(key)

@@ -35,7 +35,7 @@ with the embedded model only (:func:`novel_words_limit`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -47,7 +47,7 @@ from navicite.generate.align import Alignment
 from navicite.generate.answer import SupportCheck
 from navicite.generate.sources import ContextEntry
 from navicite.index.words import stem
-from navicite.llm.base import LLM, CallOptions, LLMError
+from navicite.llm.base import LLM, CallOptions, LLMError, Message
 from navicite.text.sentences import split_sentences
 
 _WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+", re.UNICODE)
@@ -275,6 +275,55 @@ def novel_words(claim: str, source_texts: Iterable[str]) -> list[str]:
     return [u for u in units if u not in known and not _HANGUL.search(u)]
 
 
+# The verb that parts a sentence's subject from what it says of it ("X is an English rock band").
+_LINK_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had)\b", re.IGNORECASE)
+_PRONOUNS = frozenset("he she it they we i you this that these those there his her its their one".split())
+# A predicate at least this long, this much of it in one source sentence, is that sentence's.
+_PREDICATE_UNITS = 4
+_PREDICATE_SHARE = 0.8
+
+
+def _subject_and_predicate(sentence: str) -> tuple[dict[str, float], dict[str, float]] | None:
+    """The content units before the first linking verb and after it; None without one or
+    when the subject is only a pronoun (which a source sentence may name, or not)."""
+    m = _LINK_VERB.search(sentence)
+    if not m:
+        return None
+    subject = _features(sentence[: m.start()])
+    if not subject or all(u in _PRONOUNS for u in subject):
+        return None
+    return subject, _features(sentence[m.end():])
+
+
+def swapped_subject(claim: str, source_texts: Iterable[str]) -> bool:
+    """Whether ``claim`` says of one subject what a source sentence says of another.
+
+    The small model copies a source sentence and puts the wrong name in front of it: "Pete
+    Doherty is an English rock band, formed in London in 1997 by ... Carl Barât and Pete
+    Doherty" from "The Libertines are an English rock band, formed ...". Every word but the
+    subject is the source's, so word overlap accepts it. True when the source sentence that
+    holds most of the claim's predicate (at least four content words, 80% of them) has a named
+    subject sharing no word with the claim's.
+    """
+    parts = _subject_and_predicate(claim)
+    if parts is None:
+        return False
+    subject, predicate = parts
+    total = sum(predicate.values())
+    if len(predicate) < _PREDICATE_UNITS:
+        return False
+    best_share, best_subject = 0.0, None
+    for text in source_texts:
+        for sentence in split_sentences(text):
+            other = _subject_and_predicate(sentence)
+            if other is None:
+                continue
+            share = sum(w for u, w in predicate.items() if u in other[1]) / total
+            if share > best_share:
+                best_share, best_subject = share, other[0]
+    return best_share >= _PREDICATE_SHARE and best_subject is not None and not set(subject) & set(best_subject)
+
+
 def looks_factual(sentence: str) -> bool:
     """A cheap guess for sentences the aligner left unlabelled: a number, or a capitalised
     name after the first word, marks a checkable claim."""
@@ -314,6 +363,17 @@ def titled(title: str, text: str) -> str:
     return f"{TITLE_LINE}{title}\n{text}" if title else text
 
 
+# Markdown marks around code and emphasis: formatting, not content. The 1.5B judge refused
+# "... is `finegray`." on the passage "The data set can be created using the finegray command."
+# and accepted the same sentence without the backticks.
+_MARKUP = re.compile(r"`+|\*\*")
+
+
+def plain_claim(claim: str) -> str:
+    """``claim`` as the judge reads it: without Markdown code and emphasis marks."""
+    return " ".join(_MARKUP.sub("", claim).split())
+
+
 def ask_support(llm: LLM, title: str, text: str, claim: str, stage: str = "verify") -> bool:
     """The LLM's yes/no verdict: does the source (``title``, ``text``) support all of ``claim``?
 
@@ -323,9 +383,33 @@ def ask_support(llm: LLM, title: str, text: str, claim: str, stage: str = "verif
     Raises:
         LLMError: the model gave no usable verdict, even after a repair attempt.
     """
-    messages = prompts.render("cite_system") + prompts.render("judge_support", title=title, text=text, claim=claim)
-    verdict = llm.complete_json(messages, Verdict, CallOptions(temperature=0.0, max_tokens=16, stage=stage))
-    return verdict.supported
+    messages = prompts.render("cite_system") + prompts.render(
+        "judge_support", title=title, text=text, claim=plain_claim(claim))
+    return _verdict(llm, messages, stage)
+
+
+def ask_support_together(llm: LLM, sources: Sequence[tuple[str, str]], claim: str, stage: str = "verify") -> bool:
+    """The LLM's yes/no verdict: do ``sources`` (``(title, text)`` pairs), read together, support ``claim``?
+
+    With one source this is :func:`ask_support`. Several sources are shown as separate
+    numbered blocks, for the verifier's check of a claim two sources make together and the
+    evaluation's judge of a sentence cited on several passages alike.
+
+    Raises:
+        LLMError: the model gave no usable verdict, even after a repair attempt.
+    """
+    if len(sources) == 1:
+        (title, text), = sources
+        return ask_support(llm, title, text, claim, stage)
+    blocks = "\n".join(
+        f'<source id="{n}">\n{titled(title, text)}\n</source>' for n, (title, text) in enumerate(sources, start=1))
+    messages = prompts.render("cite_system") + prompts.render(
+        "judge_support_together", sources=blocks, claim=plain_claim(claim))
+    return _verdict(llm, messages, stage)
+
+
+def _verdict(llm: LLM, messages: list[Message], stage: str) -> bool:
+    return llm.complete_json(messages, Verdict, CallOptions(temperature=0.0, max_tokens=16, stage=stage)).supported
 
 
 class JudgeScorer:
@@ -355,13 +439,11 @@ class JudgeScorer:
     def score_together(self, claim: str, entries: list[ContextEntry]) -> float:
         """1.0 when ``entries`` read as one text support ``claim``, else 0.0 (also when the judge fails).
 
-        The first source is quoted as a single-source check quotes it, so the call shares that
-        check's prompt prefix; the others follow under their own titles.
+        One entry is judged as a single-source check judges it; several are shown as separate
+        blocks (:func:`ask_support_together`).
         """
-        first, *rest = entries
-        text = "\n\n".join([first.text, *(titled(e.source.title, e.text) for e in rest)])
         try:
-            return 1.0 if ask_support(self.llm, first.source.title, text, claim) else 0.0
+            return 1.0 if ask_support_together(self.llm, [(e.source.title, e.text) for e in entries], claim) else 0.0
         except LLMError:
             self.failures += 1
             return 0.0
@@ -527,7 +609,8 @@ class Verifier:
         second = max((e for e in candidates if e is not first),
                      key=lambda e: (names(e), sum(w for u, w in rest.items() if u in vocab[e.number])))
         pair = [first, second]
-        if unmentioned(sentence, [*(_source_text(e) for e in pair), *self._given]) or self._too_novel(sentence, pair):
+        if (unmentioned(sentence, [*(_source_text(e) for e in pair), *self._given]) or self._too_novel(sentence, pair)
+                or swapped_subject(sentence, [e.text for e in pair])):
             return
         score = self.judge.score_together(sentence, pair)
         for e in pair:
@@ -589,8 +672,12 @@ class Verifier:
             self._record(results[i], by_number[n], score, scorer)
 
     def _require_mentions(self, sentence: str, result: Verified, by_number: dict[int, ContextEntry]) -> None:
-        """Drop the kept sources of a sentence naming something none of them mentions."""
-        if result.kept and unmentioned(sentence, [*(_source_text(by_number[n]) for n in result.kept), *self._given]):
+        """Drop the kept sources of a sentence naming something none of them mentions, or
+        saying of one subject what they say of another (:func:`swapped_subject`)."""
+        if not result.kept:
+            return
+        texts = [_source_text(by_number[n]) for n in result.kept]
+        if unmentioned(sentence, [*texts, *self._given]) or swapped_subject(sentence, [by_number[n].text for n in result.kept]):
             _drop_kept(result, NAME_CHECK)
 
     def _too_novel(self, sentence: str, entries: list[ContextEntry]) -> bool:
