@@ -17,6 +17,7 @@ from navicite.generate.verify import (
     plain_claim,
     swapped_subject,
     lexical_support,
+    linked,
 )
 from navicite.llm.base import LLMOutputError
 
@@ -451,3 +452,27 @@ def test_a_source_sentence_told_of_another_subject_is_not_cited(scripted_llm) ->
              "He has been the lead vocalist for the bands Dance Gavin Dance, Emarosa and Slaves.")
     assert not swapped_subject("Jonny Craig is a Canadian-American singer and songwriter.", [craig])
     assert not swapped_subject("Jonny Craig has been the lead vocalist for the bands Dance Gavin Dance, Emarosa and Slaves.", [craig])
+
+
+def test_two_sources_make_a_claim_together_only_when_linked(scripted_llm) -> None:
+    stapp = entry(1, "Jaclyn Stapp is married to Scott Stapp, former frontman of the band Creed. "
+                  "Her titles include Miss New York USA 2004.", "Jaclyn Stapp")
+    preytells = entry(2, "The Preytells were an Australian indie rock band, formed in 2004; they disbanded in 2009.",
+                      "The Preytells")
+    claim = "Jaclyn Stapp is married to the former frontman of the band Creed, which disbanded in 2004."
+    # A real pair the judge accepted: the other band's page only lends the claim its year.
+    assert not linked([stapp, preytells], [claim])
+    llm = scripted_llm(default={"supported": True})
+    judge = JudgeScorer(llm)
+    [result] = Verifier(judge, threshold=0.5, general_accept=0.8, judge=judge).run(
+        [claim], [Alignment("fact", (2,))], [stapp, preytells])
+    assert 2 not in result.kept and not any(c.scorer == "joint" for c in result.checks)
+    # A bridge (one page names the other's title, its note in brackets aside), both named in
+    # the claim, or two passages of one document: linked.
+    game = entry(1, "Lollipop Chainsaw features Juliet Starling (voiced by Tara Strong).", "Lollipop Chainsaw")
+    actress = entry(2, "Tara Strong is a Canadian-American voice actress.", "Tara Strong (actress)")
+    assert linked([actress, game], ["Juliet Starling was voiced by a Canadian-American actress."])
+    assert linked([CRAIG, DOHERTY], [COMPARISON])
+    page_3 = ContextEntry(3, Source("paper", "Cox models", "The data set is made by finegray."), "The data set is made by finegray.", False)
+    page_4 = ContextEntry(4, Source("paper", "Cox models", "Fine-Gray models weight the rows."), "Fine-Gray models weight the rows.", False)
+    assert linked([page_3, page_4], ["finegray builds the Fine-Gray data set."])

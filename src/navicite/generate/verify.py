@@ -324,6 +324,35 @@ def swapped_subject(claim: str, source_texts: Iterable[str]) -> bool:
     return best_share >= _PREDICATE_SHARE and best_subject is not None and not set(subject) & set(best_subject)
 
 
+# A title's note in brackets, "The Shallows (book)": not a word any text names it by.
+_TITLE_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
+# Share of a title's words a text must hold to name it ("UNLV Rebels" for "UNLV Rebels football").
+_TITLE_SHARE = 2 / 3
+
+
+def _names_title(units: dict[str, float], title: str) -> bool:
+    wanted = _features(_TITLE_NOTE.sub("", title))
+    return bool(wanted) and sum(u in units for u in wanted) / len(wanted) >= _TITLE_SHARE
+
+
+def linked(pair: Sequence[ContextEntry], said: Sequence[str]) -> bool:
+    """Whether two sources can make one claim together: passages of one document, a source
+    that names the other (the bridge of a two-hop claim: "Juliet Starling (voiced by Tara
+    Strong)" and Tara Strong's page), or both named in ``said`` (the claim and the question:
+    "Are Shepherd and Lange both American?").
+
+    Two unrelated pages only lend a claim words: "Creed disbanded in 2004" read on Jaclyn
+    Stapp's page (Creed) and another band's (formed in 2004) was accepted by the judge.
+    """
+    first, second = pair
+    if first.source.doc_id == second.source.doc_id:
+        return True
+    if _names_title(_features(second.text), first.source.title) or _names_title(_features(first.text), second.source.title):
+        return True
+    claimed = _features(" ".join(said))
+    return _names_title(claimed, first.source.title) and _names_title(claimed, second.source.title)
+
+
 def looks_factual(sentence: str) -> bool:
     """A cheap guess for sentences the aligner left unlabelled: a number, or a capitalised
     name after the first word, marks a checkable claim."""
@@ -610,7 +639,7 @@ class Verifier:
                      key=lambda e: (names(e), sum(w for u, w in rest.items() if u in vocab[e.number])))
         pair = [first, second]
         if (unmentioned(sentence, [*(_source_text(e) for e in pair), *self._given]) or self._too_novel(sentence, pair)
-                or swapped_subject(sentence, [e.text for e in pair])):
+                or swapped_subject(sentence, [e.text for e in pair]) or not linked(pair, [sentence, *self._given])):
             return
         score = self.judge.score_together(sentence, pair)
         for e in pair:
