@@ -11,8 +11,9 @@ nothing there.
 A factual sentence whose proposed sources all fail gets one more chance: the source
 with the best word overlap is scored too. One that no source supports alone may be a claim
 two sources make together ("X has been in more bands than Y", the bridge of a two-hop
-question): the judge reads the pair of sources that best names and covers it as one text (:meth:`JudgeScorer.score_together`, as the ALCE citation judge reads a
-sentence's cited passages), once per such sentence. The answer form's first sentence, the answer itself, is not
+question): the judge reads the pair of sources that best names and covers it side by side (:meth:`JudgeScorer.score_together`, as the ALCE citation judge reads a
+sentence's cited passages), once per such sentence, and only a linked pair (:func:`linked`: one
+document, or one source naming the other, or both named in the claim or question). The answer form's first sentence, the answer itself, is not
 cited on word overlap alone: the judge confirms it (one call). A factual sentence left with no
 source is ``unsupported``.
 
@@ -21,7 +22,8 @@ names (:func:`unmentioned`): a capitalised word after its first, a number, a cod
 token (a call such as ``tmerge()``, anything in backticks such as `` `coxph` ``, ``time_dep``,
 ``survival::coxph``; a bare lower-case ``coxph`` reads as a word and is not checked). The small model invents such details
 ("Smith et al.", "two optimizers, Efron and Breslow") inside sentences that otherwise
-overlap well, and a lenient judge accepts them. A sentence cited on several sources
+overlap well, and a lenient judge accepts them; nor one that copies a source sentence with another subject in
+front of it (:func:`swapped_subject`). A sentence cited on several sources
 passes when each detail is in one of them; a pair whose source lacks a detail that no
 other proposed source has either is not scored at all.
 
