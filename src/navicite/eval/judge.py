@@ -70,8 +70,8 @@ class LLMJudge:
     def entails(self, premise: str | Sequence[str], hypothesis: str) -> bool:
         from navicite.llm.base import LLMError
 
-        passages = [premise] if isinstance(premise, str) else [p for p in premise if p.strip()]
-        if not passages or not passages[0].strip() or not hypothesis.strip():
+        passages = [p for p in ([premise] if isinstance(premise, str) else premise) if p.strip()]
+        if not passages or not hypothesis.strip():
             return False
         # Keep the start of each passage: sources put their title and lead first.
         room = self.max_premise_chars // len(passages)

@@ -53,7 +53,7 @@ _MODEL_MARKERS = re.compile(
 # ... and as a sentence's opening, "According to source #3, Jonny Craig is ...": the number is the
 # prompt's, which the reader never sees (the answer's own markers are renumbered).
 _SOURCE_LEAD = re.compile(
-    r"(?:(?<=^)|(?<=[.!?]\s)|(?<=\n))[ \t]*(?:according to|as (?:stated|given|shown|said) in|in|from)\s+(?:the\s+)?"
+    r"(?:^|(?<=[.!?]\s)|(?<=\n))[ \t]*(?:according to|as (?:stated|given|shown|said) in|in|from)\s+(?:the\s+)?"
     r"sources?\s*#?\s*\d+(?:\s*(?:,|and|&)\s*#?\s*\d+)*\s*,\s*(\w)",
     re.IGNORECASE,
 )

@@ -148,10 +148,13 @@ def _defuse(text: str) -> str:
     return _TAG.sub(lambda m: m.group(0).replace("source", "s0urce").replace("SOURCE", "S0URCE"), text)
 
 
+def source_block(number: int, title: str, text: str) -> str:
+    """One source as the prompts quote it: ``<source id="n">``, a ``Title:`` line (none for an empty
+    title), the text, with anything in title or text that looks like the delimiters neutralised."""
+    head = f"Title: {_defuse(title)}\n" if title else ""
+    return f'<source id="{number}">\n{head}{_defuse(text)}\n</source>'
+
+
 def format_sources(entries: list[ContextEntry]) -> str:
     """The sources block shared by every CiteG prompt, each source inside ``<source>`` delimiters."""
-    parts = []
-    for e in entries:
-        title = _defuse(e.source.title.strip()) or "(untitled)"
-        parts.append(f'<source id="{e.number}">\nTitle: {title}\n{_defuse(e.text)}\n</source>')
-    return "\n".join(parts)
+    return "\n".join(source_block(e.number, e.source.title.strip() or "(untitled)", e.text) for e in entries)

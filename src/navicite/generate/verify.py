@@ -47,7 +47,7 @@ from navicite import prompts
 from navicite.config import Settings
 from navicite.generate.align import Alignment
 from navicite.generate.answer import SupportCheck
-from navicite.generate.sources import ContextEntry
+from navicite.generate.sources import ContextEntry, source_block
 from navicite.index.words import stem
 from navicite.llm.base import LLM, CallOptions, LLMError, Message
 from navicite.text.sentences import split_sentences
@@ -323,7 +323,7 @@ def swapped_subject(claim: str, source_texts: Iterable[str]) -> bool:
             share = sum(w for u, w in predicate.items() if u in other[1]) / total
             if share > best_share:
                 best_share, best_subject = share, other[0]
-    return best_share >= _PREDICATE_SHARE and best_subject is not None and not set(subject) & set(best_subject)
+    return best_share >= _PREDICATE_SHARE and not set(subject) & set(best_subject or {})
 
 
 # A title's note in brackets, "The Shallows (book)": not a word any text names it by.
@@ -432,8 +432,7 @@ def ask_support_together(llm: LLM, sources: Sequence[tuple[str, str]], claim: st
     if len(sources) == 1:
         (title, text), = sources
         return ask_support(llm, title, text, claim, stage)
-    blocks = "\n".join(
-        f'<source id="{n}">\n{titled(title, text)}\n</source>' for n, (title, text) in enumerate(sources, start=1))
+    blocks = "\n".join(source_block(n, title, text) for n, (title, text) in enumerate(sources, start=1))
     messages = prompts.render("cite_system") + prompts.render(
         "judge_support_together", sources=blocks, claim=plain_claim(claim))
     return _verdict(llm, messages, stage)
