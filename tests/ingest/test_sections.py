@@ -11,11 +11,13 @@ from navicite.documents import Document
 from navicite.ingest.pdf import extract_outline, load_pdf
 from navicite.text.sections import (
     OutlineEntry,
+    line_headings,
     markdown_sections,
     numbered_headings,
     outline_sections,
+    plain_text_sections,
 )
-from navicite.ingest.text_files import load_html, load_markdown
+from navicite.ingest.text_files import load_html, load_markdown, load_text
 from navicite.text.passages import section_path
 
 PDF_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "pdf"
@@ -233,3 +235,64 @@ def test_html_without_main_takes_every_visible_heading(tmp_path: Path) -> None:
     doc = only(list(load_html(path)))
     assert doc.metadata["sections"] == [{"start": 0, "level": 1, "title": "Heading One"},
                                         {"start": 4, "level": 2, "title": "Two"}]
+
+
+# A paper saved as plain text with one paragraph per line, as Qasper's papers come in L-Eval:
+# unnumbered heading lines, sub-sections flattened to "Parent ::: Child".
+PARAGRAPH = ("We describe the corpus of annotated messages and the way the labels were checked by two "
+             "readers who worked apart, then compared their choices and settled every disagreement. ")
+PAPER = "\n".join([
+    "Introduction", PARAGRAPH * 2,
+    "Related Work ::: Transfer learning", PARAGRAPH,
+    "Related Work ::: Hybrid models", PARAGRAPH,
+    "Model Architecture", PARAGRAPH, "Model Architecture ::: Loss function", PARAGRAPH,
+    "Conclusion", PARAGRAPH,
+])
+
+
+def test_line_headings_of_a_paragraph_per_line_paper() -> None:
+    found = [(s["level"], s["title"]) for s in line_headings(PAPER)]
+    # "Related Work" heads no line of its own: its first sub-section opens it.
+    assert found == [(1, "Introduction"), (1, "Related Work"), (2, "Transfer learning"), (2, "Hybrid models"),
+                     (1, "Model Architecture"), (2, "Loss function"), (1, "Conclusion")]
+    doc = Document(id="paper", title="Paper", text=PAPER, metadata={"sections": line_headings(PAPER)})
+    offset = doc.text.split().index("Hybrid") + 3
+    assert section_path(doc.metadata["sections"], offset) == ["Related Work", "Hybrid models"]
+
+
+def test_line_headings_leave_hard_wrapped_text_and_formula_lines_alone() -> None:
+    wrapped = "\n".join(["Chapter One", "It was late when Ellen came back to the house on the hill,",
+                          "Carrying the letter she had found under the door of the old",
+                          "Mill. Nobody had seen her leave.", "The End"] * 20)
+    assert line_headings(wrapped) == []
+    proof = "\n".join(["Then we have", PARAGRAPH * 2, "Thus", PARAGRAPH * 2, "Since x ≤ y", PARAGRAPH * 2,
+                        "Table S1: Units per layer", PARAGRAPH * 2, "Proof. See Appendix D", PARAGRAPH * 2])
+    assert line_headings(proof) == []
+
+
+def test_plain_text_prefers_numbered_headings() -> None:
+    numbered = "\n".join(["1 Introduction", PARAGRAPH, "2 Methods", PARAGRAPH, "Data sources", PARAGRAPH,
+                           "3 Results", PARAGRAPH, "Summary", PARAGRAPH])
+    assert [s["title"] for s in plain_text_sections(numbered)] == ["1 Introduction", "2 Methods", "3 Results"]
+    assert [s["title"] for s in plain_text_sections(PAPER)][:2] == ["Introduction", "Related Work"]
+
+
+def test_text_files_carry_their_heading_lines(tmp_path: Path) -> None:
+    path = tmp_path / "paper.txt"
+    path.write_text(PAPER + "\n", encoding="utf-8")
+    doc = only(list(load_text(path)))
+    titles = [s["title"] for s in doc.metadata["sections"]]
+    assert titles[:3] == ["Introduction", "Related Work", "Transfer learning"]
+    assert words_at(doc, doc.metadata["sections"][4]["start"], 2) == ["Model", "Architecture"]
+
+
+LEVAL_QASPER = PDF_DIR.parent / "leval" / "scientific_qa.jsonl"
+
+
+@pytest.mark.skipif(not LEVAL_QASPER.exists(), reason="shared L-Eval data not present")
+def test_every_leval_qasper_paper_gets_a_usable_structure() -> None:
+    from navicite.eval.datasets import load_dataset
+    from navicite.navigate.structure import structure_of
+
+    papers = load_dataset(f"leval:{LEVAL_QASPER}").corpus
+    assert papers and all(structure_of(d).usable for d in papers)

@@ -40,10 +40,12 @@ from navicite.errors import UserInputError
 from navicite.ingest import records
 from navicite.ingest.base import Failure
 from navicite.ingest.records import EmptyRecord, FieldMapping, MalformedJSON, RecordStream
+from navicite.text.sections import plain_text_sections
 
 #: Bumped when a loader changes how it builds documents, so cached indexes are rebuilt.
 #: 2: corpora read by the ingest loaders (BEIR text in ``text``, HotpotQA ids from the title).
-LOADER_VERSION = "2"
+#: 3: L-Eval documents carry their heading lines as sections.
+LOADER_VERSION = "3"
 
 
 class DatasetError(UserInputError):
@@ -401,7 +403,9 @@ def load_leval(path: Path, split: str | None = None) -> EvalDataset:
             raise DatasetError(f"{where}: {len(asked)} instructions but {len(answers)} outputs")
         doc_id = f"{path.stem}-{number}"
         first_line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        corpus.append(Document(id=doc_id, title=" ".join(first_line.split())[:120], text=text))
+        sections = plain_text_sections(text)
+        corpus.append(Document(id=doc_id, title=" ".join(first_line.split())[:120], text=text,
+                               metadata={"sections": sections} if sections else {}))
         for j, (instruction, answer) in enumerate(zip(asked, answers)):
             stem, choices = parse_choices(str(instruction))
             metadata: dict[str, Any] = {"evaluation": rec.get("evaluation")}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from navicite.documents import Document
 from navicite.ingest.base import Failure, LoadStream, file_id, file_link, one_line, read_text_file
-from navicite.text.sections import Section, markdown_sections, section
+from navicite.text.sections import Section, markdown_sections, plain_text_sections, section
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
@@ -92,12 +92,13 @@ def load_markdown(path: Path) -> LoadStream:
 
 
 def load_text(path: Path) -> LoadStream:
-    """A plain-text file; the title is the file name."""
+    """A plain-text file; the title is the file name, its numbered or unnumbered heading lines
+    are ``metadata['sections']`` (see :func:`navicite.text.sections.plain_text_sections`)."""
     raw = _read(path)
     if isinstance(raw, Failure):
         yield raw
         return
-    yield from _whole_file(path, "txt", raw, _title_from_name(path), {})
+    yield from _whole_file(path, "txt", raw, _title_from_name(path), {}, plain_text_sections(raw))
 
 
 class _MainTextParser(HTMLParser):

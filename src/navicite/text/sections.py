@@ -7,13 +7,17 @@ into ``text.split()``, like segment offsets) at the first word of the heading li
 enclose a word, outermost first.
 
 Sources: PDF bookmarks (:func:`outline_sections`), numbered headings in plain text
-(:func:`numbered_headings`), Markdown (:func:`markdown_sections`); the HTML loader
-collects ``<h1>``-``<h6>`` itself while it extracts the text.
+(:func:`numbered_headings`), unnumbered heading lines of plain text with one paragraph per
+line (:func:`line_headings`; :func:`plain_text_sections` picks between the two), Markdown
+(:func:`markdown_sections`); the HTML loader collects ``<h1>``-``<h6>`` itself while it
+extracts the text.
 """
 
 from __future__ import annotations
 
 import re
+import statistics
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -188,6 +192,94 @@ def numbered_headings(text: str) -> list[Section]:
     if len(chain) < MIN_NUMBERED_HEADINGS or len(chain) * 30 > total_words:
         return []
     return [section(start, len(number), title) for number, start, title in chain]
+
+
+# ---------------------------------------------------------------- unnumbered heading lines
+
+#: Fewest words of the line after a heading: a heading opens a paragraph, not another short line.
+MIN_PARAGRAPH_WORDS = 5
+#: Fewest words of a typical line (the median of lines of five words or more) in a text that keeps
+#: each paragraph on one line; hard-wrapped text (stories, mail) has 10-15.
+MIN_PARAGRAPH_LINE_WORDS = 20
+#: Separator of a flattened section path on one heading line ("Methods ::: Data").
+PATH_SEPARATOR = ":::"
+_SENTENCE_END = re.compile(r"[.!?:\"”’)\]]$")
+# Words a line cut by a hard wrap often ends on; a heading does not.
+_DANGLING = frozenset("a an and as at by for from have in is of on or that the to we with".split())
+# Openings of sentences, captions and proofs that a short line of a flattened PDF may start with.
+_NOT_A_HEADING_START = re.compile(
+    r"^(?:then|thus|hence|since|so|now|similarly|therefore|proof|lemma|theorem|table|figure|fig|algorithm)\b", re.I)
+_INNER_SENTENCE_END = re.compile(r"[.!?]\s")
+
+
+def _line_heading(line: str) -> str | None:
+    """The title of ``line`` when it could be an unnumbered heading, else None."""
+    stripped = " ".join(line.split())
+    if not stripped or line[:1].isspace() or stripped.endswith(("!", "?", "'", '"', ")", "-")):
+        return None
+    if _NOT_A_HEADING_START.match(stripped) or _INNER_SENTENCE_END.search(stripped):
+        return None
+    if any(unicodedata.category(ch) == "Sm" for ch in stripped) or stripped.split()[-1].lower() in _DANGLING:
+        return None
+    parts = [p.strip() for p in stripped.split(PATH_SEPARATOR)]
+    return stripped if all(parts) and all(_title_like(p) for p in parts) else None
+
+
+def line_headings(text: str) -> list[Section]:
+    """Unnumbered headings of a plain text that keeps each paragraph on one line (Qasper's
+    papers, text saved from a web page): a short title-like line between a sentence's end (or the
+    start) and a paragraph that opens with a capital.
+
+    A line ``Results ::: Error analysis`` is a flattened section path: level 2 under
+    "Results", titled "Error analysis". Other headings are level 1. A hard-wrapped text gives
+    none (its typical line is shorter than :data:`MIN_PARAGRAPH_LINE_WORDS`); lines of
+    flattened PDFs that open a proof, a caption or a sentence ("Thus", "Table S1: ...") or
+    hold a formula are not headings; what passes is judged like any structure
+    (:mod:`navicite.navigate.structure`).
+    Fewer than :data:`MIN_NUMBERED_HEADINGS` headings give [].
+    """
+    lines = [(line, start) for line, start in lines_with_offsets(text) if line.strip()]
+    paragraphs = [n for n in (len(line.split()) for line, _ in lines) if n >= MIN_PARAGRAPH_WORDS]
+    if not paragraphs or statistics.median(paragraphs) < MIN_PARAGRAPH_LINE_WORDS:
+        return []
+    titles = [_line_heading(line) for line, _ in lines]
+    found: list[Section] = []
+    for k, ((line, start), title) in enumerate(zip(lines, titles)):
+        if title is None:
+            continue
+        before = lines[k - 1][0].strip() if k else ""
+        after = lines[k + 1][0].strip() if k + 1 < len(lines) else ""
+        opens_after = (titles[k + 1] is not None) if k + 1 < len(lines) else False
+        paragraph_after = len(after.split()) >= MIN_PARAGRAPH_WORDS and (after[:1].isupper() or after[:1].isdigit() or after[:1] in "\"“'")
+        if not (paragraph_after or opens_after):
+            continue
+        if k and not (_SENTENCE_END.search(before) or titles[k - 1] is not None):
+            continue
+        parts = [p.strip() for p in title.split(PATH_SEPARATOR)]
+        # A path whose parents no line heads ("Related Work ::: Transfer learning" after
+        # "Introduction") opens them here, so the section path names them.
+        open_titles = [s["title"] for s in _open_path(found)]
+        for level, part in enumerate(parts[:-1], start=1):
+            if open_titles[level - 1:level] != [part]:
+                found.append(section(start, level, part))
+                open_titles = open_titles[:level - 1] + [part]
+        found.append(section(start, len(parts), parts[-1]))
+    return found if len(found) >= MIN_NUMBERED_HEADINGS else []
+
+
+def _open_path(sections: list[Section]) -> list[Section]:
+    """The headings that enclose the end of ``sections`` (in order), outermost first."""
+    stack: list[Section] = []
+    for entry in sections:
+        while stack and stack[-1]["level"] >= entry["level"]:
+            stack.pop()
+        stack.append(entry)
+    return stack
+
+
+def plain_text_sections(text: str) -> list[Section]:
+    """The headings of a plain text: numbered ones where the text has them, else unnumbered heading lines."""
+    return numbered_headings(text) or line_headings(text)
 
 
 # ---------------------------------------------------------------- PDF outlines
