@@ -48,6 +48,7 @@ def run(index: LexicalIndex, tmp_path: Path, *gaps: Any, rounds: int = 3, rerank
         flat: bool = False) -> tuple[MPRResult, ScriptedLLM]:
     settings = Settings(home=tmp_path)
     settings.retrieve.rounds = rounds
+    settings.retrieve.bridge = "llm"
     settings.retrieve.flat_portfolio = flat
     llm = ScriptedLLM([ANALYSIS, TRANSLATION, *gaps])
     retriever = MultiPortfolioRetriever(index, llm, reranker or FusionReranker(), settings)
@@ -147,9 +148,10 @@ def test_an_unusable_reply_stops_without_raising(small_index: LexicalIndex, tmp_
     assert result.to_dict()["rounds"][0]["enough"] is None
 
 
-def test_without_a_model_there_are_no_later_rounds(small_index: LexicalIndex, tmp_path: Path) -> None:
+def test_without_a_model_there_are_no_later_rounds_by_the_model(small_index: LexicalIndex, tmp_path: Path) -> None:
     settings = Settings(home=tmp_path)
     settings.retrieve.rounds = 3
+    settings.retrieve.bridge = "llm"
     result = MultiPortfolioRetriever(small_index, None, FusionReranker(), settings).run(QUESTION)
     assert result.rounds == [] and result.analysis.path == "fallback"
 

@@ -1,9 +1,12 @@
-"""Iterative MPR for ``navicite eval retrieval``: ``mpr-iter`` and ``mpr-iter-rerank``.
+"""Iterative MPR for ``navicite eval retrieval``: ``mpr-iter``, ``mpr-iter-rerank`` and
+``mpr-iter-rerank-fallback``.
 
-The same runs as ``mpr`` and ``mpr-rerank`` with retrieval rounds for multi-hop questions
-(see :mod:`navicite.retrieve.gap`): ``retrieve.rounds`` of them when it is above 1, else
-:data:`ITER_ROUNDS`. Each question's LLM calls and tokens are in its trace like every
-method's; its stage seconds also say how far it went: ``gap`` (the missing-information
+The same runs as ``mpr``, ``mpr-rerank`` and ``mpr-rerank-fallback`` with retrieval rounds for
+multi-hop questions: ``retrieve.rounds`` of them when it is above 1, else :data:`ITER_ROUNDS`,
+planned as ``retrieve.bridge`` says (the names of the best passages,
+:mod:`navicite.retrieve.bridge`, one round; or the model's missing-information calls,
+:mod:`navicite.retrieve.gap`). Each question's LLM calls and tokens are in its trace like
+every method's; its stage seconds also say how far it went: ``gap`` (the missing-information
 calls), ``round2``, ``round3`` ... (a later round's searches and reranking), so a question
 without ``round2`` stopped after round 1.
 
@@ -20,9 +23,9 @@ from navicite.eval.resources import EvalResources
 ITER_ROUNDS = 3
 
 
-def iterative(resources: EvalResources, name: str, rerank_backend: str) -> MPRMethod:
+def iterative(resources: EvalResources, name: str, rerank_backend: str, use_llm: bool = True) -> MPRMethod:
     """An MPR method that runs up to ``retrieve.rounds`` (else :data:`ITER_ROUNDS`) rounds."""
-    method = MPRMethod(resources, name, rerank_backend, use_llm=True)
+    method = MPRMethod(resources, name, rerank_backend, use_llm=use_llm)
     configured = resources.settings.retrieve.rounds
     method.retriever.rounds = configured if configured > 1 else ITER_ROUNDS
     return method
@@ -31,4 +34,5 @@ def iterative(resources: EvalResources, name: str, rerank_backend: str) -> MPRMe
 METHODS: dict[str, MethodFactory] = {
     "mpr-iter": lambda r: iterative(r, "mpr-iter", "none"),
     "mpr-iter-rerank": lambda r: iterative(r, "mpr-iter-rerank", r.settings.rerank.backend),
+    "mpr-iter-rerank-fallback": lambda r: iterative(r, "mpr-iter-rerank-fallback", r.settings.rerank.backend, use_llm=False),
 }

@@ -11,13 +11,16 @@ documents than flat BM25 does (see bench/mpr_bench.py). Each step is a stage of 
 :class:`~navicite.stages.StageRecorder` (seconds and LLM calls per step, counted per run,
 so concurrent runs on one LLM object do not count each other's calls).
 
-With ``retrieve.rounds`` above 1, multi-hop questions get more rounds: after a round one
-LLM call (:class:`~navicite.retrieve.gap.GapFinder`) reads the best passages and says
-whether they are enough or what is missing; a sub-question and its keywords then get their
-own Q/S, B and D searches, whose hits join the pool with their round, and the pool is
-reranked against the question and every sub-question (a candidate keeps its best score).
-The rounds stop on "enough", on an unusable reply, when a round finds no new passage, or at
-the limit; :attr:`MPRResult.rounds` records each.
+With ``retrieve.rounds`` above 1, multi-hop questions get more rounds. With
+``retrieve.bridge = names`` (the default) one more round searches for the names the best two
+passages mention (:mod:`navicite.retrieve.bridge`, no model call) and places what it finds
+after the first round's best five. With ``llm``, after a round one LLM call
+(:class:`~navicite.retrieve.gap.GapFinder`) reads the best passages and says whether they
+are enough or what is missing; a sub-question and its keywords then get their own Q/S, B and
+D searches, whose hits join the pool with their round, and the pool is reranked against the
+question and every sub-question (a candidate keeps its best score). Those rounds stop on
+"enough", on an unusable reply, when a round finds no new passage, or at the limit.
+:attr:`MPRResult.rounds` records each round.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from navicite.llm.base import LLM, LLMError
 from navicite.rerank.base import Reranker, RerankItem, Scored, candidate_text, release
 from navicite.retrieve.expand import QueryAnalyzer, analysis_by_llm
 from navicite.retrieve.fallback import StatisticalAnalyzer
+from navicite.retrieve.bridge import KEEP_AHEAD, READ_PASSAGES, find_bridges, with_bridges
 from navicite.retrieve.gap import Gap, GapFinder, Glimpse, opening, round_analysis
 from navicite.retrieve.keywords import Analysis
 from navicite.retrieve.pool import Candidate, CandidatePool, QueryResult
@@ -71,10 +75,13 @@ class Round:
     problem: str = ""
     queries: list[QueryResult] = field(default_factory=list)
     new: list[Candidate] = field(default_factory=list)
+    #: Who planned the round: "llm" (the missing-information call) or "names" (the passages' names).
+    by: str = "llm"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "round": self.number,
+            "by": self.by,
             "read": list(self.read),
             **(self.gap.to_dict() if self.gap is not None else {"enough": None}),
             "problem": self.problem,
@@ -106,7 +113,8 @@ class MPRResult:
     def ranked_against(self) -> list[str]:
         """The texts the pool was reranked against: the question, its translation (G), then each round's sub-question."""
         translated = [self.translation.question] if self.translation is not None and self.translation.question else []
-        return [self.question, *translated, *(r.gap.sub_question for r in self.rounds if r.gap is not None and r.queries)]
+        return [self.question, *translated,
+                *(r.gap.sub_question for r in self.rounds if r.gap is not None and r.queries and r.by == "llm")]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (``navicite search --mpr --json``)."""
@@ -304,12 +312,64 @@ class MultiPortfolioRetriever:
         with recorder.stage("rerank"):
             ranked = self._rerank(against, pool, top_n)
         result = MPRResult(question, analysis, portfolios, results, pool, ranked, self.reranker.name, translation)
-        if self.rounds > 1 and self.gaps is not None and not self.flat:
-            self._more_rounds(result, against, top_n, recorder)
+        if self.rounds > 1 and not self.flat:
+            if self.cfg.bridge == "names":
+                self._names_round(result, top_n, recorder)
+            elif self.gaps is not None:
+                self._more_rounds(result, against, top_n, recorder)
         result.errors = [f"{r.query}: {r.error}" for r in result.results if r.error]
         return result
 
     # -- later rounds ----------------------------------------------------------------------
+
+    def _names_round(self, result: MPRResult, top_n: int, recorder: StageRecorder) -> None:
+        """Round 2 by the names the best passages mention (``retrieve.bridge = names``)."""
+        with recorder.stage("round2"):
+            ranked = [c.doc_id for c in result.ranked]
+            found: dict[str, QueryResult] = {}
+
+            def search(text: str) -> list[tuple[str, float]]:
+                query = free_text(text)
+                hits = [] if query is None else self.index.search(query, k=KEEP_AHEAD + 1)
+                found[text] = QueryResult("N", text, hits, round=2)
+                return [(h.doc_id, float(h.score)) for h in hits]
+
+            bridges = find_bridges(result.question, ranked, self._passage_text, search)
+            names = [b.name for b in bridges]
+            queries = []
+            for b in bridges:
+                hit = next(h for h in found[f"{b.name} {result.question}"].hits if h.doc_id == b.doc_id)
+                queries.append(QueryResult("N", f"{b.name} {result.question}", [hit], round=2, sub_question=b.name))
+            known = {doc_id for c in result.pool for doc_id in (c.doc_id, *c.merged_ids)}
+            result.results.extend(queries)
+            result.pool = self.pooler.run(result.results)
+            # Pooling builds new candidates: the ranked ones keep their scores. A duplicate of a
+            # pooled passage was merged into it: a bridge hit on it is the pooled one.
+            by_id = {doc_id: c for c in result.pool for doc_id in (c.doc_id, *c.merged_ids)}
+            for old in result.ranked:
+                if old.doc_id in by_id:
+                    by_id[old.doc_id].score, by_id[old.doc_id].signals = old.score, old.signals
+            step = Round(2, ranked[:READ_PASSAGES], Gap(False, "; ".join(names[:3]), "", "names in the best passages",
+                                                         tuple(names)), queries=queries, by="names")
+            step.new = [c for c in result.pool if c.doc_id not in known]
+            result.rounds.append(step)
+            placed = [replace(b, doc_id=by_id[b.doc_id].doc_id) for b in bridges if b.doc_id in by_id]
+            order = with_bridges(ranked, placed)
+            moved = [b for b in placed if b.doc_id in order[KEEP_AHEAD:] and b.doc_id not in ranked[:KEEP_AHEAD]]
+            # Scores between the last passage kept ahead and the next of round 1, so that an order
+            # by score (the metrics', the sources' cut) is the order placed here.
+            above = result.ranked[min(KEEP_AHEAD, len(result.ranked)) - 1].score if result.ranked else 0.0
+            below = next((c.score for c in result.ranked[KEEP_AHEAD:] if c.doc_id not in {b.doc_id for b in moved}), above - 1.0)
+            for i, b in enumerate(moved, start=1):
+                candidate = by_id[b.doc_id]
+                candidate.score = above - (above - below) * i / (len(moved) + 1)
+                candidate.signals = {**candidate.signals, "bridge": b.score}
+            result.ranked = [by_id[d] for d in order][:top_n]
+        result.stopped = "one round of names" if bridges else "round 2 found no names to search"
+
+    def _passage_text(self, doc_id: str) -> str:
+        doc = self.index.get(doc_id)
+        return "" if doc is None else "\n".join(part for part in (doc.title, doc.abstract, doc.text) if part)
 
     def _glimpse(self, candidate: Candidate) -> Glimpse:
         doc = self.index.get(candidate.doc_id)
