@@ -214,7 +214,7 @@ class RoundsModel(Model):
 
 
 def test_mpr_rounds_reach_the_stage_event_and_the_answer_trace(home: Path) -> None:
-    settings = engine_settings(home, "llm.backend=embedded", "retrieve.rounds=2", "retrieve.analysis=llm")  # the scripted model stands in
+    settings = engine_settings(home, "llm.backend=embedded", "retrieve.rounds=2", "retrieve.bridge=llm", "retrieve.analysis=llm")  # the scripted model stands in
     model = RoundsModel()
     engine = Engine(settings, llm=ScriptedLLM(default=model, concurrency=1))
     events = list(engine.ask_stream("When was lime added to the soil?", "mpr"))
@@ -254,7 +254,7 @@ def test_navi_over_a_structure_tree_cites_the_index_passages(tmp_path: Path) -> 
 
 
 def test_the_answer_sums_the_calls_of_every_stage_it_lists(home: Path) -> None:
-    settings = engine_settings(home, "llm.backend=embedded", "retrieve.rounds=2", "retrieve.analysis=llm")
+    settings = engine_settings(home, "llm.backend=embedded", "retrieve.rounds=2", "retrieve.bridge=llm", "retrieve.analysis=llm")
     TreeStore.open(settings).put(farm_tree(FARM, settings), build_params(settings))
     engine = Engine(settings, llm=ScriptedLLM(default=RoundsModel(), concurrency=1))
     answer = engine.ask("When was lime added to the soil?", "hybrid")

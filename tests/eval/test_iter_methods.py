@@ -1,4 +1,4 @@
-"""``mpr-iter`` and ``mpr-iter-rerank``: MPR with retrieval rounds, its LLM cost in each question's trace."""
+"""``mpr-iter``, ``mpr-iter-rerank`` and ``mpr-iter-rerank-fallback``: MPR with retrieval rounds, their LLM cost in each question's trace."""
 
 from __future__ import annotations
 
@@ -37,13 +37,13 @@ def resources(tmp_path: Path, *extra: str) -> EvalResources:
     return found
 
 
-def test_both_methods_are_registered() -> None:
-    assert {"mpr-iter", "mpr-iter-rerank"} <= set(method_names())
+def test_the_methods_are_registered() -> None:
+    assert {"mpr-iter", "mpr-iter-rerank", "mpr-iter-rerank-fallback"} <= set(method_names())
 
 
 @pytest.mark.parametrize("name", ["mpr-iter", "mpr-iter-rerank"])
 def test_a_second_round_finds_the_bridge_and_its_cost_is_in_the_trace(name: str, tmp_path: Path) -> None:
-    method = create_method(name, resources(tmp_path))
+    method = create_method(name, resources(tmp_path, "retrieve.bridge=llm"))
     assert method.retriever.rounds == 3  # type: ignore[attr-defined]  # retrieve.rounds is 1 (off)
     [question] = method.resources.dataset.questions  # type: ignore[attr-defined]
     result = method.run(question, 3)
@@ -56,3 +56,12 @@ def test_a_second_round_finds_the_bridge_and_its_cost_is_in_the_trace(name: str,
 def test_retrieve_rounds_sets_their_number(tmp_path: Path) -> None:
     method = create_method("mpr-iter", resources(tmp_path, "retrieve.rounds=2"))
     assert method.retriever.rounds == 2  # type: ignore[attr-defined]
+
+
+def test_the_names_round_needs_no_model_call(tmp_path: Path) -> None:
+    # The round runs (its searches are tested in tests/retrieve/test_bridge.py) and asks the model nothing.
+    method = create_method("mpr-iter-rerank-fallback", resources(tmp_path))
+    [question] = method.resources.dataset.questions  # type: ignore[attr-defined]
+    result = method.run(question, 3)
+    assert {doc_id for doc_id, _ in result.ranking[:2]} == {"d1", "d2"}
+    assert result.trace.llm_calls == 0 and "round2" in result.trace.stage_seconds and "gap" not in result.trace.stage_seconds
