@@ -40,7 +40,7 @@ from navicite.llm.base import LLM, LLMError
 from navicite.rerank.base import Reranker, RerankItem, Scored, candidate_text, release
 from navicite.retrieve.expand import QueryAnalyzer, analysis_by_llm
 from navicite.retrieve.fallback import StatisticalAnalyzer
-from navicite.retrieve.bridge import KEEP_AHEAD, READ_PASSAGES, find_bridges, with_bridges
+from navicite.retrieve.bridge import KEEP_AHEAD, READ_PASSAGES, Bridge, find_bridges, with_bridges
 from navicite.retrieve.gap import Gap, GapFinder, Glimpse, opening, round_analysis
 from navicite.retrieve.keywords import Analysis
 from navicite.retrieve.pool import Candidate, CandidatePool, QueryResult
@@ -353,13 +353,19 @@ class MultiPortfolioRetriever:
                                                          tuple(names)), queries=queries, by="names")
             step.new = [c for c in result.pool if c.doc_id not in known]
             result.rounds.append(step)
-            placed = [replace(b, doc_id=by_id[b.doc_id].doc_id) for b in bridges if b.doc_id in by_id]
+            # Each pooled passage once, as the first (best) bridge that reached it.
+            placed: list[Bridge] = []
+            for b in bridges:
+                pooled = by_id[b.doc_id].doc_id if b.doc_id in by_id else None
+                if pooled is not None and pooled not in {p.doc_id for p in placed}:
+                    placed.append(replace(b, doc_id=pooled))
             order = with_bridges(ranked, placed)
-            moved = [b for b in placed if b.doc_id in order[KEEP_AHEAD:] and b.doc_id not in ranked[:KEEP_AHEAD]]
+            moved = [b for b in placed if b.doc_id not in ranked[:KEEP_AHEAD]]
             # Scores between the last passage kept ahead and the next of round 1, so that an order
             # by score (the metrics', the sources' cut) is the order placed here.
             above = result.ranked[min(KEEP_AHEAD, len(result.ranked)) - 1].score if result.ranked else 0.0
-            below = next((c.score for c in result.ranked[KEEP_AHEAD:] if c.doc_id not in {b.doc_id for b in moved}), above - 1.0)
+            moved_ids = {b.doc_id for b in moved}
+            below = next((c.score for c in result.ranked[KEEP_AHEAD:] if c.doc_id not in moved_ids), above - 1.0)
             for i, b in enumerate(moved, start=1):
                 candidate = by_id[b.doc_id]
                 candidate.score = above - (above - below) * i / (len(moved) + 1)

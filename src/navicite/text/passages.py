@@ -17,6 +17,7 @@ from typing import Any
 
 from navicite.config import IngestSettings
 from navicite.documents import Document, Passage
+from navicite.text.sections import enclosing
 
 _WORD = re.compile(r"\S+")
 # A word that ends a sentence: closing punctuation, perhaps inside quotes or brackets.
@@ -89,12 +90,7 @@ def section_path(sections: Sequence[dict[str, Any]], word_offset: int) -> list[s
     the last heading of each smaller level before that one. ``sections`` must be sorted
     by ``start`` (as loaders store them).
     """
-    stack: list[dict[str, Any]] = []
-    for entry in sections[: bisect_right([s["start"] for s in sections], word_offset)]:
-        while stack and stack[-1]["level"] >= entry["level"]:
-            stack.pop()
-        stack.append(entry)
-    return [entry["title"] for entry in stack]
+    return [entry["title"] for entry in enclosing(sections[: bisect_right([s["start"] for s in sections], word_offset)])]
 
 
 def _pack(source: str, target: int, breaks: Sequence[int]) -> list[tuple[int, int, str]]:

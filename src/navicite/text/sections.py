@@ -258,7 +258,7 @@ def line_headings(text: str) -> list[Section]:
         parts = [p.strip() for p in title.split(PATH_SEPARATOR)]
         # A path whose parents no line heads ("Related Work ::: Transfer learning" after
         # "Introduction") opens them here, so the section path names them.
-        open_titles = [s["title"] for s in _open_path(found)]
+        open_titles = [s["title"] for s in enclosing(found)]
         for level, part in enumerate(parts[:-1], start=1):
             if open_titles[level - 1:level] != [part]:
                 found.append(section(start, level, part))
@@ -267,8 +267,9 @@ def line_headings(text: str) -> list[Section]:
     return found if len(found) >= MIN_NUMBERED_HEADINGS else []
 
 
-def _open_path(sections: list[Section]) -> list[Section]:
-    """The headings that enclose the end of ``sections`` (in order), outermost first."""
+def enclosing(sections: Sequence[Section]) -> list[Section]:
+    """The headings still open after the last of ``sections`` (sorted by start), outermost first:
+    the last heading and, above it, the last heading of each smaller level before it."""
     stack: list[Section] = []
     for entry in sections:
         while stack and stack[-1]["level"] >= entry["level"]:
