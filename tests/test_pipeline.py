@@ -231,6 +231,27 @@ def test_mpr_rounds_reach_the_stage_event_and_the_answer_trace(home: Path) -> No
     assert answer.llm["stages"]["gap"]["calls"] == 1
 
 
+def test_the_names_round_puts_the_second_hop_before_the_draft(tmp_path: Path) -> None:
+    album = Document(id="album", title="Hello Love", text="Hello Love is a country album recorded by Hank Snow for RCA.")
+    singer = Document(id="singer", title="Hank Snow", text="Hank Snow spent his final years in Madison, Tennessee.")
+    others = [Document(id=f"o{i}", title=f"Song {i}", text=f"Radio show {i} plays country records at night.") for i in range(6)]
+    question = "Where did the performer of Hello Love die?"
+
+    def read(*extra: str) -> list[str]:
+        settings = engine_settings(tmp_path, *extra)
+        index = create_index(settings)
+        index.upsert([album, singer, *others])
+        index.close()
+        engine = Engine(settings, llm=ScriptedLLM(default=Model(), concurrency=1))
+        chosen = [e for e in engine.ask_stream(question, "mpr") if e.kind == "sources" and not e.data.get("preliminary")]
+        return [s["doc_id"] for s in chosen[0].data["sources"]]
+
+    # One round never reaches the singer's passage; the names round finds it by "Hank Snow", and
+    # the draft reads it though its score against the question is low.
+    assert "singer" not in read()
+    assert "singer" in read("retrieve.rounds=2", "retrieve.bridge=names")
+
+
 def test_navi_over_a_structure_tree_cites_the_index_passages(tmp_path: Path) -> None:
     from navicite.navigate.build import TreeBuilder
     from navicite.text.sections import markdown_sections

@@ -196,7 +196,7 @@ class RetrieveSettings(Section):
     rounds: int = Field(
         1, ge=1, le=5,
         description="Most retrieval rounds for multi-hop questions (1: off). With retrieve.bridge=names one more round "
-        "searches the names the best passages mention (no model call); with llm, after each round one LLM call reads "
+        "searches the names the best passages mention (no model call; skipped when the question names nothing); with llm, after each round one LLM call reads "
         "the best passages and says whether they suffice or what to search next.",
     )
     bridge: Literal["names", "llm"] = Field(

@@ -180,6 +180,8 @@ class Source:
     section: tuple[str, ...] = ()
     position: int = 0
     """Where the passage stands in its document (passage number), for quoting in document order."""
+    round: int = 1
+    """The latest retrieval round whose search found it: a later round's passage holds a hop the question does not name."""
 
     def listing(self, number: int) -> dict[str, Any]:
         """The source as a ``sources`` event lists it (terminal, SSE, MCP progress, chat reasoning)."""

@@ -158,9 +158,9 @@ class Engine:
                 passage = self.collection.get_passage(candidate.doc_id)
                 doc = None if passage is None else self.index.get(passage.doc_id)
                 if passage is not None and doc is not None:
-                    out.append(passage_source(passage, doc, candidate.score))
+                    out.append(passage_source(passage, doc, candidate.score, candidate.round))
             elif (doc := self.index.get(candidate.doc_id)) is not None:
-                out.append(_source(doc, candidate.score))
+                out.append(_source(doc, candidate.score, candidate.round))
         return out
 
     def ask(self, question: str, mode: Mode = "mpr", doc_ids: list[str] | None = None) -> Answer:
@@ -317,15 +317,16 @@ def _checked(question: str) -> str:
     return text
 
 
-def passage_source(passage: Passage, doc: Document, score: float) -> Source:
-    """A passage as a CiteG source, with its page(s) and section."""
+def passage_source(passage: Passage, doc: Document, score: float, found_in: int = 1) -> Source:
+    """A passage as a CiteG source, with its page(s), section and the retrieval round that found it."""
     return Source(doc_id=doc.id, title=doc.title, text=passage.text, link=doc.link, score=score,
-                  passage_id=passage.id, pages=passage.pages, section=passage.section, position=passage.number)
+                  passage_id=passage.id, pages=passage.pages, section=passage.section, position=passage.number,
+                  round=found_in)
 
 
-def _source(doc: Document, score: float) -> Source:
+def _source(doc: Document, score: float, found_in: int = 1) -> Source:
     text = "\n".join(part for part in (doc.abstract, doc.text) if part)
-    return Source(doc_id=doc.id, title=doc.title, text=text, link=doc.link, score=score)
+    return Source(doc_id=doc.id, title=doc.title, text=text, link=doc.link, score=score, round=found_in)
 
 
 def _replace_documents(sources: list[Source], navigated: dict[str, list[Source]]) -> list[Source]:

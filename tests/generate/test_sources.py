@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from navicite.config import load_settings
 from navicite.generate.answer import Source
 from navicite.generate.sources import (
+    LATER_ROUND_SOURCES,
     SourceSelector,
     context_budget,
     format_sources,
@@ -28,6 +31,14 @@ def test_keeps_sources_close_to_the_best_score(tmp_path) -> None:
     # Source 3 falls under half the best; rerank order is kept for the rest.
     assert [e.source.doc_id for e in chosen] == ["d1", "d2", "d4"]
     assert [e.number for e in chosen] == [1, 2, 3]
+
+
+def test_a_later_rounds_best_passages_pass_the_score_floor(tmp_path) -> None:
+    selector = SourceSelector(settings(tmp_path, "generate.score_ratio=0.5"))
+    later = [replace(src(10 + i, 1.0 - i / 10), round=2) for i in range(LATER_ROUND_SOURCES + 1)]
+    chosen = selector.run([src(1, 10.0), src(2, 3.0), *later])
+    # The first round's low scorer stays out; the second round's best three come in, not the fourth.
+    assert [e.source.doc_id for e in chosen] == ["d1", "d10", "d11", "d12"]
 
 
 def test_unscored_or_negative_scores_skip_the_ratio_test(tmp_path) -> None:

@@ -11,7 +11,7 @@ from navicite.config import Settings
 from navicite.documents import Document
 from navicite.index.base import LexicalIndex
 from navicite.rerank.fusion import FusionReranker
-from navicite.retrieve.bridge import KEEP_AHEAD, Bridge, bridge_names, find_bridges, with_bridges
+from navicite.retrieve.bridge import KEEP_AHEAD, Bridge, bridge_names, find_bridges, follows_a_name, with_bridges
 from navicite.retrieve.mpr import MultiPortfolioRetriever
 
 # A MuSiQue question (2hop, from ../shared/data/musique) over its own two supporting paragraphs
@@ -66,3 +66,19 @@ def test_names_round_brings_the_second_hop_after_the_first_five(index: LexicalIn
     snow = next(c for c in result.ranked if c.doc_id == "snow")
     assert "N2" in snow.portfolios and "bridge" in snow.signals
     assert result.to_dict()["rounds"][0]["by"] == "names" and result.ranked_against == [QUESTION]
+
+
+def test_only_a_question_that_names_something_runs_the_round() -> None:
+    assert follows_a_name(QUESTION)  # "Hello Love"
+    assert follows_a_name("Hank Snow recorded which album in 1974?")  # a name of two words may open it
+    # General claims (SciFact's): the capitalised first word, abbreviations and numbers name nothing.
+    assert not follows_a_name("Folic acid supplementation lowers homocysteine levels.")
+    assert not follows_a_name("10% of sudden infant death syndrome (SIDS) deaths happen in newborns.")
+    assert not follows_a_name("What is the continental limit of the continent with the lowest average temperature?")
+
+
+def test_a_question_naming_nothing_stops_after_round_one(index: LexicalIndex, tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path)
+    settings.retrieve.rounds = 2
+    result = MultiPortfolioRetriever(index, None, FusionReranker(), settings).run("where did the performer die?", top_n=7)
+    assert result.rounds == [] and result.stopped == "the question names nothing to follow: one round"

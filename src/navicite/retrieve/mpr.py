@@ -40,7 +40,7 @@ from navicite.llm.base import LLM, LLMError
 from navicite.rerank.base import Reranker, RerankItem, Scored, candidate_text, release
 from navicite.retrieve.expand import QueryAnalyzer, analysis_by_llm
 from navicite.retrieve.fallback import StatisticalAnalyzer
-from navicite.retrieve.bridge import KEEP_AHEAD, READ_PASSAGES, Bridge, find_bridges, with_bridges
+from navicite.retrieve.bridge import KEEP_AHEAD, READ_PASSAGES, Bridge, find_bridges, follows_a_name, with_bridges
 from navicite.retrieve.gap import Gap, GapFinder, Glimpse, opening, round_analysis
 from navicite.retrieve.keywords import Analysis
 from navicite.retrieve.pool import Candidate, CandidatePool, QueryResult
@@ -313,7 +313,9 @@ class MultiPortfolioRetriever:
             ranked = self._rerank(against, pool, top_n)
         result = MPRResult(question, analysis, portfolios, results, pool, ranked, self.reranker.name, translation)
         if self.rounds > 1 and not self.flat:
-            if self.cfg.bridge == "names":
+            if self.cfg.bridge == "names" and not follows_a_name(question):
+                result.stopped = "the question names nothing to follow: one round"
+            elif self.cfg.bridge == "names":
                 self._names_round(result, top_n, recorder)
             elif self.gaps is not None:
                 self._more_rounds(result, against, top_n, recorder)

@@ -72,6 +72,11 @@ class Candidate:
     merged_ids: list[str] = field(default_factory=list)
 
     @property
+    def round(self) -> int:
+        """The latest retrieval round whose queries found this candidate (1 for a one-round search)."""
+        return max((p.round for p in self.provenance), default=1)
+
+    @property
     def portfolios(self) -> list[str]:
         """Portfolios that found this candidate (``Q2``: Q of round 2), in first-found order."""
         return list(dict.fromkeys(p.label for p in self.provenance))
