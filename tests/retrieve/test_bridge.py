@@ -82,3 +82,20 @@ def test_a_question_naming_nothing_stops_after_round_one(index: LexicalIndex, tm
     settings.retrieve.rounds = 2
     result = MultiPortfolioRetriever(index, None, FusionReranker(), settings).run("where did the performer die?", top_n=7)
     assert result.rounds == [] and result.stopped == "the question names nothing to follow: one round"
+
+
+def test_a_question_in_another_language_follows_the_names_of_its_translation(index: LexicalIndex, tmp_path: Path) -> None:
+    from navicite.llm.scripted import ScriptedLLM
+
+    korean = "헬로 러브를 부른 가수는 어디에서 죽었나요?"  # "Hello Love" in Hangul: no name the English passages write
+    assert not follows_a_name(korean)
+    analysis = {"primary": [{"term": "헬로 러브", "synonyms": []}, {"term": "가수", "synonyms": []}], "expanded": []}
+    translation = {"question": QUESTION, "primary": ["Hello Love", "performer"], "expanded": ["died"]}
+    settings = Settings(home=tmp_path)
+    settings.retrieve.analysis = "llm"
+    settings.retrieve.rounds = 2
+    result = MultiPortfolioRetriever(index, ScriptedLLM([analysis, translation]), FusionReranker(), settings).run(korean, top_n=7)
+    assert result.in_collection_language == QUESTION
+    [step] = result.rounds
+    assert "Hank Snow" in step.gap.keywords and step.queries[0].query.endswith(QUESTION)
+    assert "snow" in [c.doc_id for c in result.ranked]

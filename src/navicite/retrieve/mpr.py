@@ -110,6 +110,11 @@ class MPRResult:
     stopped: str = ""
 
     @property
+    def in_collection_language(self) -> str:
+        """The question as the collection's language writes it: portfolio G's translation, else the question."""
+        return self.translation.question if self.translation is not None and self.translation.question else self.question
+
+    @property
     def ranked_against(self) -> list[str]:
         """The texts the pool was reranked against: the question, its translation (G), then each round's sub-question."""
         translated = [self.translation.question] if self.translation is not None and self.translation.question else []
@@ -313,7 +318,7 @@ class MultiPortfolioRetriever:
             ranked = self._rerank(against, pool, top_n)
         result = MPRResult(question, analysis, portfolios, results, pool, ranked, self.reranker.name, translation)
         if self.rounds > 1 and not self.flat:
-            if self.cfg.bridge == "names" and not follows_a_name(question):
+            if self.cfg.bridge == "names" and not follows_a_name(result.in_collection_language):
                 result.stopped = "the question names nothing to follow: one round"
             elif self.cfg.bridge == "names":
                 self._names_round(result, top_n, recorder)
@@ -336,12 +341,15 @@ class MultiPortfolioRetriever:
                 found[text] = QueryResult("N", text, hits, round=2)
                 return [(h.doc_id, float(h.score)) for h in hits]
 
-            bridges = find_bridges(result.question, ranked, self._passage_text, search)
+            # A question in another language than the collection's is followed in its translation:
+            # the passages' names are written in theirs.
+            asked = result.in_collection_language
+            bridges = find_bridges(asked, ranked, self._passage_text, search)
             names = [b.name for b in bridges]
             queries = []
             for b in bridges:
-                hit = next(h for h in found[f"{b.name} {result.question}"].hits if h.doc_id == b.doc_id)
-                queries.append(QueryResult("N", f"{b.name} {result.question}", [hit], round=2, sub_question=b.name))
+                hit = next(h for h in found[f"{b.name} {asked}"].hits if h.doc_id == b.doc_id)
+                queries.append(QueryResult("N", f"{b.name} {asked}", [hit], round=2, sub_question=b.name))
             known = {doc_id for c in result.pool for doc_id in (c.doc_id, *c.merged_ids)}
             result.results.extend(queries)
             result.pool = self.pooler.run(result.results)
