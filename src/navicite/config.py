@@ -202,7 +202,7 @@ class RetrieveSettings(Section):
     bridge: Literal["names", "llm"] = Field(
         "names",
         description="How a later round finds what to search for: 'names' in the best two passages (no model call; "
-        "MuSiQue all-supporting@10 0.42 -> 0.55 with the model's keywords, see bench/README.md) or 'llm' (a missing-information call per round, "
+        "MuSiQue all-supporting@10 0.42 -> 0.57 with the model's keywords, see bench/README.md) or 'llm' (a missing-information call per round, "
         "which the embedded 1.5B model answers with the wrong bridge most of the time; for a stronger model).",
     )
     round_passages: int = Field(5, ge=1, le=10, description="Best passages the missing-information call reads after a round.")
