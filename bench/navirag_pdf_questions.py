@@ -76,7 +76,7 @@ def ask(collection: Collection, method: str, question: DocQuestion, doc_id: str)
     seconds = time.perf_counter() - started
     record: dict[str, Any] = {"method": method, "line": question.line, "file": question.file,
                               "question": question.question, "reference": question.answer,
-                              "evidence_holds": holds_all_of(read, question.all_of), "evidence_tokens": sum(len(t.split()) for t in read),
+                              "evidence_holds": holds_all_of(read, question.all_of), "evidence_words": sum(len(t.split()) for t in read),
                               "seconds": round(seconds, 1), "error": error}
     if answer is None:
         return {**record, "answer": "", "correct": False, "page_correct": False, "calls": 0}
