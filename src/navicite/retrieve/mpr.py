@@ -318,10 +318,11 @@ class MultiPortfolioRetriever:
             ranked = self._rerank(against, pool, top_n)
         result = MPRResult(question, analysis, portfolios, results, pool, ranked, self.reranker.name, translation)
         if self.rounds > 1 and not self.flat:
-            if self.cfg.bridge == "names" and not follows_a_name(result.in_collection_language):
-                result.stopped = "the question names nothing to follow: one round"
-            elif self.cfg.bridge == "names":
-                self._names_round(result, top_n, recorder)
+            if self.cfg.bridge == "names":
+                if follows_a_name(result.in_collection_language):
+                    self._names_round(result, top_n, recorder)
+                else:
+                    result.stopped = "the question names nothing to follow: one round"
             elif self.gaps is not None:
                 self._more_rounds(result, against, top_n, recorder)
         result.errors = [f"{r.query}: {r.error}" for r in result.results if r.error]
