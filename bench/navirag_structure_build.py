@@ -10,12 +10,17 @@ taken, nodes, model calls and tokens, seconds, calls per 1,000 document tokens.
 model organises it (``navigate.structure=llm``) into a second store of the same home, in the
 same run, for the ratio; ``--llm-minutes`` stops that build after so many minutes and reports
 how far it got (model calls per segment placed), since on a shared 2-core machine it can take
-hours. ``--incremental`` then changes the first word of the section in the middle of each
+hours. ``--leval FILE --doc ID`` builds an L-Eval file's documents as ``eval evidence`` reads
+them (Qasper papers as plain text with their heading lines), instead of ingested PDFs; add
+``--set navigate.min_document_words=0`` for papers under the default 2,000 words, as the
+evaluation does. ``--incremental`` then changes the first word of the section in the middle of each
 structured document, re-ingests it and rebuilds: the summaries whose prompt shows that
 section's opening are asked again, no others.
 
     .venv/bin/python bench/navirag_structure_build.py ../shared/data/pdf/*.pdf --home /tmp/trees-bench \\
         --set llm.threads=1 [--llm concordance.pdf --llm-minutes 30] [--out /tmp/trees-bench/report.json]
+    .venv/bin/python bench/navirag_structure_build.py --leval ../shared/data/leval/scientific_qa.jsonl \
+        --doc scientific_qa-1 --doc scientific_qa-2 --home /tmp/trees-papers --set navigate.min_document_words=0
 
 State the machine with the figures; wall time depends on the load from other jobs (the
 1-minute load average is printed before and after each build), calls and tokens do not.
@@ -37,6 +42,7 @@ from navicite import llm as llm_layer
 from navicite.api import Collection
 from navicite.config import load_settings
 from navicite.documents import Document
+from navicite.eval.datasets import load_dataset
 from navicite.text.passages import place_of
 from navicite.navigate import BuildProgress, TreeBuilder, TreeStore
 from navicite.navigate.validate import problems
@@ -48,22 +54,24 @@ class Stopped(Exception):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("pdfs", nargs="+", type=Path)
+    parser.add_argument("pdfs", nargs="*", type=Path)
+    parser.add_argument("--leval", type=Path, default=None, help="Build these L-Eval documents instead of ingested PDFs.")
+    parser.add_argument("--doc", action="append", default=[], help="With --leval: a document id (repeatable; default all).")
     parser.add_argument("--home", type=Path, required=True, help="A fresh folder (an answer cache there would replay calls).")
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="section.key=value")
-    parser.add_argument("--llm", action="append", default=[], help="Also let the model organise this PDF (file name).")
+    parser.add_argument("--llm", action="append", default=[], help="Also let the model organise this document (PDF file name, or L-Eval id).")
     parser.add_argument("--llm-minutes", type=float, default=None, help="Stop each --llm build after this many minutes.")
     parser.add_argument("--incremental", action="store_true",
                         help="After each structure build, change the first word of the middle section, re-ingest and rebuild.")
     parser.add_argument("--out", type=Path, default=None, help="Write the report as JSON here.")
     args = parser.parse_args()
+    if bool(args.pdfs) == bool(args.leval):
+        parser.error("give PDFs or --leval FILE, one of the two")
+    if args.leval and args.incremental:
+        parser.error("--incremental re-ingests a PDF; it does not apply to --leval documents")
 
     settings = load_settings(args.home, args.overrides)
-    started = time.perf_counter()
-    with Collection(args.home, args.overrides) as collection:
-        collection.add([str(p) for p in args.pdfs])
-        documents = {Path(d.metadata.get("source", d.id)).name: d for d in collection.documents()}
-    print(f"ingested {len(documents)} PDFs in {time.perf_counter() - started:.1f} s")
+    documents = leval_documents(args.leval, args.doc) if args.leval else ingested(args.home, args.overrides, args.pdfs)
     llm = llm_layer.create(settings)
     print(f"machine: {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs, model {llm.name}, "
           f"threads {settings.llm.threads}, load {os.getloadavg()[0]:.1f}")
@@ -71,7 +79,7 @@ def main() -> None:
     report: dict[str, Any] = {"model": llm.name, "threads": settings.llm.threads, "documents": {}}
     for name, document in sorted(documents.items(), key=lambda kv: kv[1].word_count):
         pages = document.metadata.get("pages")
-        print(f"\n{name}: {pages} pages, {document.word_count:,} words, {len(document.metadata.get('sections') or [])} sections")
+        print(f"\n{name}: {f'{pages} pages, ' if pages else ''}{document.word_count:,} words, {len(document.metadata.get('sections') or [])} sections")
         entry = {"pages": pages, "words": document.word_count,
                  "structure": build(TreeBuilder(settings, llm, progress=_printer(time.perf_counter())), document)}
         if entry["structure"].get("status") == "short":
@@ -88,6 +96,25 @@ def main() -> None:
     print("\n" + "\n".join(_table(report)))
     if args.out:
         args.out.write_text(json.dumps(report, indent=2) + "\n")
+
+
+def ingested(home: Path, overrides: list[str], pdfs: list[Path]) -> dict[str, Document]:
+    """The PDFs through the normal ingest, by file name."""
+    started = time.perf_counter()
+    with Collection(home, overrides) as collection:
+        collection.add([str(p) for p in pdfs])
+        documents = {Path(d.metadata.get("source", d.id)).name: d for d in collection.documents()}
+    print(f"ingested {len(documents)} PDFs in {time.perf_counter() - started:.1f} s")
+    return documents
+
+
+def leval_documents(path: Path, ids: list[str]) -> dict[str, Document]:
+    """An L-Eval file's documents as the evaluation reads them, by id (all when ``ids`` is empty)."""
+    corpus = {d.id: d for d in load_dataset(f"leval:{path}").corpus}
+    missing = [i for i in ids if i not in corpus]
+    if missing:
+        raise SystemExit(f"not in {path}: {', '.join(missing)} (ids look like {next(iter(corpus))})")
+    return {i: corpus[i] for i in ids or corpus}
 
 
 def build(builder: TreeBuilder, document: Document, force: bool = True) -> dict[str, Any]:
@@ -149,7 +176,7 @@ def _recording(show, into: dict[str, Any]):  # type: ignore[no-untyped-def]
 
 
 def _table(report: dict[str, Any]) -> list[str]:
-    lines = ["| PDF | pages | words | path | nodes | calls | calls / 1k tokens | calls / unit | seconds | valid |",
+    lines = ["| document | pages | words | path | nodes | calls | calls / 1k tokens | calls / unit | seconds | valid |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for name, entry in report["documents"].items():
         for key in ("structure", "incremental", "llm"):
@@ -158,14 +185,14 @@ def _table(report: dict[str, Any]) -> list[str]:
                 continue
             if data.get("status") == "stopped":
                 p = data["progress"]
-                lines.append(f"| {name} | {entry['pages']} | {entry['words']:,} | llm (stopped) | | {p.get('calls')} | | "
+                lines.append(f"| {name} | {entry['pages'] or ''} | {entry['words']:,} | llm (stopped) | | {p.get('calls')} | | "
                              f"{p.get('phase')} {p.get('done')}/{p.get('total')} | {data['seconds']:.0f} | |")
                 continue
             c = data["cost"] or {}
             unit = "passage" if data["source"] != "llm" else "segment"
             path = f"{data['source']}, one word edited" if key == "incremental" else data["source"]
             cached = f" (+{c['cache_hits']} cached)" if c.get("cache_hits") else ""
-            lines.append(f"| {name} | {entry['pages']} | {entry['words']:,} | {path} | {data['nodes']} | {c.get('calls')}{cached} | "
+            lines.append(f"| {name} | {entry['pages'] or ''} | {entry['words']:,} | {path} | {data['nodes']} | {c.get('calls')}{cached} | "
                          f"{c.get('calls_per_1k_tokens')} | {c.get('calls_per_segment')} per {unit} | {c.get('seconds')} | "
                          f"{'yes' if not data['problems'] else 'no'} |")
     return lines
