@@ -369,6 +369,12 @@ class GenerateSettings(Section):
         "is cited. Off: with the embedded model it changed no answer of 20 HotpotQA and 8 PDF questions; on the two PDF "
         "answers it ran on it took 5-6 more calls (bench/README.md)."
     )
+    unsupported: Literal["withhold", "flag"] = Field(
+        "withhold",
+        description="Answer form: a sentence after the first that no source was verified for is left out of the answer "
+        "(listed in the JSON's 'withheld', counted under the answer); 'flag' shows it in place, marked. The first "
+        "sentence, the answer, is always shown, marked when unsupported.",
+    )
     novel_words: int | None = Field(
         None, ge=0,
         description="A sentence with this many content words that neither its sources nor the question hold is not cited "

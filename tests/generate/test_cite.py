@@ -54,6 +54,16 @@ def test_insert_markers_keeps_layout() -> None:
     assert out == "# Title\n\nFirst fact [1]. Second fact!\n\nLast line [2]."
 
 
+def test_left_out_units_take_their_spaces_bullets_and_empty_paragraphs_with_them() -> None:
+    text = "The answer is 7. It is odd. It is big.\n\n- One item.\n- Another item.\n\nA lone claim.\n\nThe end."
+    units = segment_text(text)
+    assert [u.text for u in units][4] == "Another item."
+    out = insert_markers(text, units, [[1], [], [2], [], [], [], []], frozenset({1, 4, 5}))
+    assert out == "The answer is 7 [1]. It is big [2].\n\n- One item.\n\nThe end."
+    # The last sentence of a line goes without leaving its space behind.
+    assert insert_markers("A is 1. B is 2.\nC is 3.", segment_text("A is 1. B is 2.\nC is 3."), [[], [], []], frozenset({1})) == "A is 1.\nC is 3."
+
+
 def test_broken_markers_detects_dangling_references() -> None:
     m = assign_markers([[1], [2]], entries())
     assert broken_markers("A [1]. B [2].", m.citations) == []

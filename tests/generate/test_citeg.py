@@ -72,7 +72,7 @@ def test_trace_records_every_stage_and_the_llm_calls(scripted_llm, tmp_path) -> 
 def test_json_round_trip(scripted_llm, tmp_path) -> None:
     answer = citeg(scripted_llm(DRAFT, ALIGN), tmp_path).run("When was the Eiffel Tower built?", SOURCES)
     data = json.loads(answer.to_json())
-    assert set(data) == {"question", "answer", "short_answer", "language", "citations", "sentences", "trace"}
+    assert set(data) == {"question", "answer", "short_answer", "language", "citations", "sentences", "withheld", "trace"}
     assert data["citations"][0] == {
         "marker": 1, "doc_id": "d1", "title": "Eiffel Tower", "link": "http://a",
         "passage": SOURCES[0].text, "passage_id": None, "pages": [], "section": "",
@@ -211,6 +211,28 @@ def test_short_answer_mode_under_the_answer_form(scripted_llm, tmp_path) -> None
     answer = default_citeg(scripted_llm(draft, align), tmp_path, "generate.short_answer=true").run("When was the Eiffel Tower completed?", SOURCES)
     assert answer.short_answer == "1889" and answer.answer.startswith("Answer: 1889 [1]")
     assert [s.kind for s in answer.sentences] == ["cited", "cited"]
+
+
+UNSUPPORTED_BODY = (
+    "The Eiffel Tower was completed in 1887.\n\n"
+    "It is 330 metres tall. The tower is painted green every 3 years by robots. Gustave Eiffel's company built it."
+)
+FOUR_FACTS = {"sentences": [{"index": i, "kind": "fact", "sources": [1]} for i in (1, 2, 3, 4)]}
+
+
+def test_answer_form_leaves_out_unsupported_sentences_after_the_answer(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(UNSUPPORTED_BODY, FOUR_FACTS)
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run("When was the Eiffel Tower completed?", SOURCES)
+    # The wrong answer stays, marked; the unsupported claim after it goes, listed as withheld.
+    assert answer.answer == "The Eiffel Tower was completed in 1887.\n\nIt is 330 metres tall [1]. Gustave Eiffel's company built it [2]."
+    assert [s.kind for s in answer.sentences] == ["unsupported", "cited", "cited"]
+    assert [s.text for s in answer.withheld] == ["The tower is painted green every 3 years by robots."]
+    assert answer.to_dict()["withheld"][0]["kind"] == "unsupported"
+    assert next(t for t in answer.trace if t.name == "cite").outputs["withheld"] == 1
+    # flag keeps the draft whole, the claim marked in place.
+    flagged = default_citeg(scripted_llm(UNSUPPORTED_BODY, FOUR_FACTS), tmp_path, "generate.answer_phrase=false",
+                            "generate.unsupported=flag").run("When was the Eiffel Tower completed?", SOURCES)
+    assert "painted green" in flagged.answer and flagged.withheld == [] and len(flagged.unsupported) == 2
 
 
 def test_a_sentence_cites_at_most_its_best_supported_sources() -> None:

@@ -65,3 +65,11 @@ def test_the_phrase_of_an_unsupported_first_sentence_is_flagged() -> None:
     a.sentences[1] = SentenceRecord("Paris is the capital of France.", "unsupported")
     a.short_answer = "the capital of France"
     assert rendered(a).startswith(f"{UNSUPPORTED_SIGN} Answer: the capital of France\n")
+
+
+def test_withheld_sentences_are_counted_under_the_answer_not_shown() -> None:
+    a = answer()
+    a.withheld = [SentenceRecord("It is made of cheese.", "unsupported")]
+    text = rendered(a)
+    assert "1 sentence(s) of the draft that no source supports were left out" in text and "cheese" not in text
+    assert "left out" not in rendered(answer())

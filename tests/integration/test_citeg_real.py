@@ -75,6 +75,9 @@ def test_cited_answer_from_three_real_sources(real_llm, tmp_path) -> None:
             assert "nobel-chemistry-1911" in docs, record
     stages = answer.llm["stages"]
     assert stages["draft"]["calls"] >= 1 and stages["align"]["calls"] == 1
+    # Unsupported claims after the answer are kept aside, out of the text.
+    assert all(s.kind != "unsupported" for s in answer.sentences[1:]), answer.answer
+    assert not any(w.text in answer.answer for w in answer.withheld), answer.answer
 
 
 def test_a_source_cannot_change_language_or_format(real_llm, tmp_path) -> None:

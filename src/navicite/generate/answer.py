@@ -88,8 +88,8 @@ class SentenceRecord:
 class Answer:
     """A cited answer.
 
-    ``answer`` is the draft with ``[n]`` markers inserted; every marker in it has an
-    entry in ``citations``. ``short_answer`` is the answer phrase: the one the short-answer
+    ``answer`` is the draft with ``[n]`` markers inserted (less any ``withheld`` sentence); every
+    marker in it has an entry in ``citations``. ``short_answer`` is the answer phrase: the one the short-answer
     mode writes, or in the answer form the one taken out of the first sentence
     (:mod:`navicite.generate.phrase`), which shares that sentence's markers.
     """
@@ -100,6 +100,8 @@ class Answer:
     sentences: list[SentenceRecord]
     language: str
     short_answer: str | None = None
+    withheld: list[SentenceRecord] = field(default_factory=list)
+    """Sentences left out of ``answer`` because no source supports them (``generate.unsupported=withhold``)."""
     trace: list[StageTrace] = field(default_factory=list)
     llm: dict[str, Any] = field(default_factory=dict)
 
@@ -135,6 +137,7 @@ class Answer:
             "language": self.language,
             "citations": [c.to_dict() for c in self.citations],
             "sentences": [s.to_dict() for s in self.sentences],
+            "withheld": [s.to_dict() for s in self.withheld],
             "trace": {"stages": [t.to_dict() for t in self.trace], "llm": self.llm},
         }
 

@@ -20,6 +20,9 @@ from navicite.generate.verify import lexical_support
 _MARKER = re.compile(r"\[(\d+)\]")
 # Closing punctuation a marker goes in front of: "... in 1998 [1]." rather than "... in 1998. [1]"
 _CLOSING = re.compile(r"[.!?。！？…:;]+['\"”’]?$")
+# What leaving sentences out can leave behind: a bullet with nothing after it, runs of blank lines.
+_EMPTY_ITEM = re.compile(r"^[ \t]*(?:[-*•·]|\d{1,3}[.)])[ \t]*(?:\n|$)", re.MULTILINE)
+_BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*){2,}")
 
 
 @dataclass
@@ -93,16 +96,31 @@ def with_marker(sentence: str, markers: list[int]) -> str:
     return f"{stripped} {tag}"
 
 
-def insert_markers(text: str, units: list[Unit], per_unit: list[list[int]]) -> str:
-    """``text`` with each unit's markers inserted in place; everything else is unchanged."""
+def insert_markers(text: str, units: list[Unit], per_unit: list[list[int]], leave_out: frozenset[int] = frozenset()) -> str:
+    """``text`` with each unit's markers inserted in place; everything else is unchanged.
+
+    Units whose index is in ``leave_out`` are dropped with the spaces after them; a list item or
+    paragraph left empty goes too.
+    """
     out: list[str] = []
     cursor = 0
-    for unit, markers in zip(units, per_unit):
+    for at, (unit, markers) in enumerate(zip(units, per_unit)):
         out.append(text[cursor:unit.start])
+        if at in leave_out:
+            cursor = unit.end
+            while cursor < len(text) and text[cursor] in " \t":
+                cursor += 1
+            if cursor == len(text) or text[cursor] in "\r\n":  # it ended its line: no spaces left dangling
+                out[-1] = out[-1].rstrip(" \t")
+            continue
         out.append(with_marker(text[unit.start:unit.end], markers))
         cursor = unit.end
     out.append(text[cursor:])
-    return "".join(out)
+    joined = "".join(out)
+    if not leave_out:
+        return joined
+    joined = _EMPTY_ITEM.sub("", joined)
+    return _BLANK_LINES.sub("\n\n", joined).strip()
 
 
 def broken_markers(answer: str, citations: list[Citation]) -> list[int]:

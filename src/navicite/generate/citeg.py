@@ -147,7 +147,7 @@ class CiteG:
                        skipped_no_source=skipped)
         with trace.stage("cite") as out:
             answer = self._assemble(question, draft, units, verified, entries)
-            out.update(citations=len(answer.citations), unsupported=len(answer.unsupported))
+            out.update(citations=len(answer.citations), unsupported=len(answer.unsupported), withheld=len(answer.withheld))
         if self.drafter.answer_form and self.settings.generate.answer_phrase:
             with trace.stage("phrase") as out:
                 answer.short_answer = self._phrase(question, draft, answer, out)
@@ -216,14 +216,24 @@ class CiteG:
             SentenceRecord(u.text, kind, m, v.support if v else None, v.checks if v else [])
             for u, kind, m, v in zip(units, kinds, markers.per_unit, unit_results)
         ]
+        leave_out = self._withheld(kinds)
         return Answer(
             question=question,
-            answer=insert_markers(draft.text, units, markers.per_unit),
+            answer=insert_markers(draft.text, units, markers.per_unit, leave_out),
             citations=markers.citations,
-            sentences=records,
+            sentences=[r for at, r in enumerate(records) if at not in leave_out],
             language=draft.language,
             short_answer=draft.short_answer,
+            withheld=[r for at, r in enumerate(records) if at in leave_out],
         )
+
+    def _withheld(self, kinds: list[SentenceKind]) -> frozenset[int]:
+        """The units to leave out of the answer: in the answer form, every unsupported sentence but the first
+        (the answer itself, shown marked so the reader sees it could not be checked)."""
+        if not self.drafter.answer_form or self.settings.generate.unsupported != "withhold":
+            return frozenset()
+        lead = next((at for at, kind in enumerate(kinds) if kind != "heading"), None)
+        return frozenset(at for at, kind in enumerate(kinds) if kind == "unsupported" and at != lead)
 
 
 def _lead(answer: Answer) -> SentenceRecord | None:

@@ -135,8 +135,10 @@ function handleEvent({ kind, data }, started) {
     renderAnswer(data);
     renderTrace(data.trace);
     const unsupported = data.sentences.filter((s) => s.kind === "unsupported").length;
+    const withheld = (data.withheld || []).length;
     setStatus(`answered in ${fmt((performance.now() - started) / 1000)} s` +
-      (unsupported ? ` — ${unsupported} sentence(s) without verified support` : ""));
+      (unsupported ? ` — ${unsupported} sentence(s) without verified support` : "") +
+      (withheld ? ` — ${withheld} unsupported sentence(s) of the draft left out` : ""));
   } else if (kind === "error") {
     setStatus(data.detail || "the answer failed", true);
   }
