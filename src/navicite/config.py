@@ -109,7 +109,11 @@ class LLMSettings(Section):
     )
     model: str = Field(
         "qwen2.5-coder-1.5b",
-        description="Embedded: 'qwen2.5-coder-1.5b', 'qwen2.5-coder-0.5b' or a GGUF path. OpenAI: the served model name.",
+        description="Embedded: 'qwen2.5-coder-1.5b', 'qwen2.5-coder-0.5b', a GGUF path, or a hub file "
+        "'owner/name/file.gguf' (with llm.revision; needs the hub extra). OpenAI: the served model name.",
+    )
+    revision: str | None = Field(
+        None, description="Commit or tag of a hub-file llm.model; required for one, so answers do not change under you."
     )
     threads: int = Field(
         default_factory=lambda: default_threads(),
@@ -152,9 +156,16 @@ def default_threads(cap: int = 8) -> int:
 class EmbedSettings(Section):
     """Dense embeddings (optional)."""
 
-    model: str = Field("all-MiniLM-L6-v2", description="'all-MiniLM-L6-v2' (shipped), a local path or a hub id.")
-    batch_size: int = Field(64, ge=1)
-    device: str = "cpu"
+    model: str = Field(
+        "all-MiniLM-L6-v2",
+        description="'all-MiniLM-L6-v2' (shipped, run on ONNX Runtime), 'multilingual-e5-small' (the multilingual "
+        "extra), a local model folder, or a hub id 'owner/name' (with embed.revision; needs the hub extra).",
+    )
+    revision: str | None = Field(
+        None, description="Commit or tag of a hub-id embed.model; required for one, so stored vectors keep their meaning."
+    )
+    batch_size: int = Field(64, ge=1, description="Texts embedded per forward pass.")
+    device: str = Field("cpu", description="Torch device, for models run by sentence-transformers only (the train extra).")
 
 
 class RetrieveSettings(Section):

@@ -52,3 +52,21 @@ def test_cache_stats_and_clear(tmp_path: Path, run_cli: RunCli) -> None:
     assert cache.stats().entries == 0
     code, _, err = run_cli("--home", str(tmp_path), "cache", "stats")
     assert code == 0
+
+
+def test_llm_prepare_prints_where_the_joined_model_is(tmp_path: Path, run_cli: RunCli) -> None:
+    from navicite.llm.weights import PACKAGED_MODELS
+
+    code, out, err = run_cli("--home", str(tmp_path), "-s", "llm.model=qwen2.5-coder-0.5b", "llm", "prepare", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert Path(report["path"]).is_file() and report["bytes"] == PACKAGED_MODELS["qwen2.5-coder-0.5b"].size
+
+
+def test_llm_prepare_of_an_unknown_model_is_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "navicite", "--home", str(tmp_path), "-s", f"llm.model={tmp_path / 'none.gguf'}", "llm", "prepare"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode != 0 and "neither a known embedded model" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr

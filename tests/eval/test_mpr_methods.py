@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from navicite.config import load_settings
-from navicite.embed import SentenceTransformerEmbedder
+from navicite.embed.bert_onnx import OnnxBertEmbedder
 from navicite.eval.datasets import load_dataset
 from navicite.eval.registry import create_method
 from navicite.eval.resources import EvalResources
@@ -41,13 +41,13 @@ def resources(tmp_path: Path) -> EvalResources:
 def test_the_question_is_embedded_once_per_run(name: str, resources: EvalResources, monkeypatch: pytest.MonkeyPatch) -> None:
     _ = resources.dense  # the corpus embeddings, built before counting
     embedded: list[list[str]] = []
-    original = SentenceTransformerEmbedder.embed
+    original = OnnxBertEmbedder.embed
 
-    def counting(self: SentenceTransformerEmbedder, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+    def counting(self: OnnxBertEmbedder, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         embedded.append(list(texts))
         return original(self, texts, query=query)
 
-    monkeypatch.setattr(SentenceTransformerEmbedder, "embed", counting)
+    monkeypatch.setattr(OnnxBertEmbedder, "embed", counting)
     method = create_method(name, resources)
     [question] = resources.dataset.questions
     result = method.run(question, 3)

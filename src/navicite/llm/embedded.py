@@ -133,7 +133,7 @@ class EmbeddedLLM(BaseLLM):
 
     def __init__(self, settings: Settings, notify: Callable[[str], None] | None = None) -> None:
         llm = settings.llm
-        path = resolve_model(llm.model, notify)
+        path = resolve_model(llm.model, notify, revision=llm.revision)
         super().__init__(
             backend="embedded",
             model=llm.model if not Path(llm.model).suffix == ".gguf" else path.name,

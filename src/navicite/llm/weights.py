@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from navicite import hub
 from navicite.llm.base import LLMUnavailableError
 
 _CHUNK = 8 * 1024 * 1024
@@ -69,28 +70,36 @@ def model_cache_dir() -> Path:
     return Path(base) / "navicite" / "models"
 
 
-def resolve_model(model: str, notify: Callable[[str], None] | None = None) -> Path:
+def resolve_model(model: str, notify: Callable[[str], None] | None = None, revision: str | None = None) -> Path:
     """Path of a usable GGUF file for the ``llm.model`` setting.
 
     Args:
-        model: a packaged model's name (see :data:`PACKAGED_MODELS`) or a path to a GGUF file.
+        model: a packaged model's name (see :data:`PACKAGED_MODELS`), a path to a GGUF file, or
+            a GGUF file of a hub repository, ``owner/name/file.gguf`` (needs ``revision``).
         notify: receives human messages (joining can take a few seconds); stderr by default.
+        revision: the commit or tag of a hub repository (``llm.revision``).
 
     Raises:
         LLMUnavailableError: the path does not exist, or the weight packages are not installed,
-            or the joined file does not match its checksum.
+            or the joined file does not match its checksum, or a hub file cannot be had.
     """
     packaged = PACKAGED_MODELS.get(model)
-    if packaged is None:
-        path = Path(model).expanduser()
-        if path.is_file():
-            return path
-        known = ", ".join(sorted(PACKAGED_MODELS))
-        raise LLMUnavailableError(
-            f"llm.model={model!r} is neither a known embedded model ({known}) nor an existing GGUF file; "
-            "set llm.model (e.g. -s llm.model=/path/to/model.gguf)"
-        )
-    return assemble(packaged, model_cache_dir(), notify or _to_stderr)
+    if packaged is not None:
+        return assemble(packaged, model_cache_dir(), notify or _to_stderr)
+    path = Path(model).expanduser()
+    if path.is_file():
+        return path
+    parts = model.split("/")
+    if len(parts) == 3 and parts[2].lower().endswith(".gguf") and not path.exists():
+        try:
+            return hub.fetch("/".join(parts[:2]), revision, "llm", filename=parts[2])
+        except hub.HubUnavailable as exc:
+            raise LLMUnavailableError(str(exc)) from exc
+    known = ", ".join(sorted(PACKAGED_MODELS))
+    raise LLMUnavailableError(
+        f"llm.model={model!r} is neither a known embedded model ({known}), an existing GGUF file, "
+        "nor a hub file owner/name/file.gguf; set llm.model (e.g. -s llm.model=/path/to/model.gguf)"
+    )
 
 
 def part_paths(model: PackagedModel) -> list[Path]:

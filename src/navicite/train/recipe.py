@@ -144,7 +144,7 @@ class TrainingSetBuilder:
         if opt.dense_negatives:
             if self.progress:
                 self.progress("embedding SciFact for negatives", 0, len(scifact))
-            miner = FusedMiner([bm25, DenseMiner(scifact, embed.SentenceTransformerEmbedder(), cache_dir=opt.cache_dir)])
+            miner = FusedMiner([bm25, DenseMiner(scifact, embed.shipped(), cache_dir=opt.cache_dir)])
             if self.progress:
                 self.progress("embedding SciFact for negatives", len(scifact), len(scifact))
         return data.claim_groups(claims, {p.pid: p for p in scifact}, miner, opt.negatives, rng, opt.claim_repeats)
