@@ -28,6 +28,30 @@ def real_llm_settings(home: Path, model: str = "qwen2.5-coder-1.5b", *extra: str
     return load_settings(home, ["llm.backend=embedded", f"llm.model={model}", "llm.threads=1", "llm.max_tokens=128", *extra])
 
 
+#: Fixtures that load real model weights: a test using one belongs to the ``llm`` tier.
+REAL_MODEL_FIXTURES = frozenset({"real_llm", "small_real_llm"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that uses a real-model fixture ``llm``, so the fast tier never loads weights."""
+    for item in items:
+        if REAL_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())) and item.get_closest_marker("llm") is None:
+            item.add_marker(pytest.mark.llm)
+
+
+@pytest.fixture(autouse=True)
+def _no_real_model_outside_the_llm_tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test not marked ``llm`` that loads the embedded model's weights in-process fails, naming the mark."""
+    if request.node.get_closest_marker("llm") is not None:
+        return
+    from navicite.llm import embedded
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("this test loads the real embedded model: mark it @pytest.mark.llm (the model tier)")
+
+    monkeypatch.setattr(embedded, "LoadedModel", refuse)
+
+
 @pytest.fixture(scope="session")
 def real_llm(tmp_path_factory: pytest.TempPathFactory) -> LLM:
     """The real embedded 1.5B model, shared by the whole test run."""
