@@ -104,7 +104,7 @@ class IngestSettings(Section):
     segment_words: int = experimental(512, ge=16, description="Words per segment of a long document.")
     segment_overlap: float = experimental(0.2, ge=0.0, lt=0.9, description="Share of a segment repeated in the next.")
     # 100 words: the best answer-in-context recall of 60-240 on 60 scientific_qa and 40 QuALITY
-    # questions at a 1,500-token budget (bench/README.md, "Passage size").
+    # questions at a 1,500-token budget (docs/decisions/passage-words.md).
     passage_words: int = Field(
         100,
         ge=20,
@@ -242,7 +242,7 @@ class RetrieveSettings(Section):
     bridge: Literal["names", "llm"] = Field(
         "names",
         description="How a later round finds what to search for: 'names' in the best two passages (no model call; "
-        "MuSiQue all-supporting@10 0.42 -> 0.57 with the model's keywords, see bench/README.md) or 'llm' (a missing-information call per round, "
+        "MuSiQue all-supporting@10 0.42 -> 0.57 with the model's keywords, docs/decisions/rounds.md) or 'llm' (a missing-information call per round, "
         "which the embedded 1.5B model answers with the wrong bridge most of the time; for a stronger model).",
     )
     round_passages: int = experimental(5, ge=1, le=10, description="Best passages the missing-information call reads after a round.")
