@@ -135,7 +135,7 @@ class LLMSettings(Section):
         description="How much the chat model is trusted with; it gives the keys of config.PROFILES that are left unset "
         "their value. 'small' (a local model of a few billion parameters or less, like the embedded one): keywords "
         "from the statistical analysis, the wording rule on; 'strong' (a larger served model): the model analyses "
-        "the question, its judge alone decides support. 'auto': small with the embedded backend, strong otherwise.",
+        "the question, the wording rule is off. 'auto': small with the embedded backend, strong otherwise.",
     )
     threads: int = Field(
         default_factory=lambda: default_threads(),
