@@ -56,6 +56,8 @@ def test_config_show_names_the_profile_and_leaves_experimental_keys_to_all(tmp_p
     assert rows["retrieve.analysis"] == "'statistical' (profile small)"
     assert "navigate.select_max_tokens" not in rows and "retrieve.rounds" in rows
     assert "navigate.select_max_tokens" in _rows(run("--home", str(tmp_path), "config", "show", "--all", env=env).stdout)
+    changed = _rows(run("--home", str(tmp_path), "-s", "navigate.select_max_tokens=300", "config", "show", env=env).stdout)
+    assert changed["navigate.select_max_tokens"] == "300"  # an experimental key someone set is shown
     served = _rows(run("--home", str(tmp_path), "-s", "llm.backend=openai", "config", "show", env=env).stdout)
     assert served["retrieve.analysis"] == "'llm' (profile strong)"
 

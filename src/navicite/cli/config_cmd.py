@@ -37,14 +37,15 @@ def show(
         return
     out_console.print(f"settings for {data['home']}; profile {cfg.profile} ({_profile_reason(cfg)})", highlight=False, soft_wrap=True)
     table = Table("setting", "value")
+    hidden = 0
     for info in setting_infos():
-        if info.experimental and not show_all:
+        if info.experimental and not show_all and cfg.value(info.key) == info.default:
+            hidden += 1  # an experimental key is listed anyway once it is set to something else
             continue
         table.add_row(info.key, _shown(cfg, info.key))
     out_console.print(table)
-    if not show_all:
-        hidden = sum(info.experimental for info in setting_infos())
-        out_console.print(f"{hidden} experimental keys not shown (--all lists them); --explain KEY describes one.")
+    if hidden:
+        out_console.print(f"{hidden} experimental keys at their defaults not shown (--all lists them); --explain KEY describes one.")
 
 
 def _profile_reason(cfg: Settings) -> str:
@@ -116,7 +117,7 @@ def settings_markdown() -> str:
         "prints the effective values, `navicite config show --explain KEY` one key in full.",
         "",
         f"{len(public)} public keys, then {len(infos) - len(public)} experimental ones: knobs kept for",
-        "benchmarks and comparisons, which `config show` lists only with `--all`.",
+        "benchmarks and comparisons, which `config show` lists only with `--all` or once they are set.",
         "",
         "## Profiles",
         "",
