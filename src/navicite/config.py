@@ -153,7 +153,7 @@ class LLMSettings(Section):
     )
     timeout_s: float = Field(300.0, gt=0, description="OpenAI backend: seconds one request may take before it is retried.")
     retries: int = Field(3, ge=0, le=10, description="OpenAI backend: retries of a request that failed or timed out.")
-    cache: bool = Field(True, description="Keep model answers in <home>/cache and replay them for the same request (--no-cache bypasses it once).")
+    cache: bool = Field(True, description="Keep model answers in the data directory's cache folder and replay them for the same request (--no-cache bypasses it once).")
     seed: int = Field(0, description="Sampling seed sent with every call.")
     structured_output: Literal["auto", "json_schema", "prompt"] = Field(
         "auto",
@@ -567,11 +567,14 @@ class SettingInfo:
 
     @property
     def allowed(self) -> str:
-        """Type and bounds in short: ``int >= 1``, ``'llm' | 'statistical' | unset``."""
+        """Type and bounds in short: ``int >= 1``, ``int from 1 to 5``, ``'llm' | 'statistical' | unset``."""
         kind = _type_name(self.field.annotation)
-        bounds = [f"{op} {getattr(m, attr)}" for m in self.field.metadata
-                  for attr, op in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")) if getattr(m, attr, None) is not None]
-        return " ".join([kind, *bounds]) if bounds else kind
+        found = {attr: getattr(m, attr) for m in self.field.metadata for attr in ("ge", "gt", "le", "lt")
+                 if getattr(m, attr, None) is not None}
+        if "ge" in found and "le" in found:
+            return f"{kind} from {found['ge']} to {found['le']}"
+        ops = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
+        return " ".join([kind, *(f"{ops[attr]} {value}" for attr, value in found.items())])
 
 
 def _type_name(annotation: Any) -> str:

@@ -66,7 +66,7 @@ def test_config_show_explains_one_key_and_names_an_unknown_one(tmp_path: Path) -
     result = run("--home", str(tmp_path), "-s", "retrieve.rounds=2", "config", "show", "--explain", "retrieve.rounds", "--json")
     assert result.returncode == 0, result.stderr
     facts = json.loads(result.stdout)
-    assert facts["value"] == "2" and facts["default"] == "1" and facts["allowed"] == "int >= 1 <= 5"
+    assert facts["value"] == "2" and facts["default"] == "1" and facts["allowed"] == "int from 1 to 5"
     assert "multi-hop" in facts["description"] and facts["environment"] == "NAVICITE_RETRIEVE__ROUNDS"
     unknown = run("--home", str(tmp_path), "config", "show", "--explain", "retrieve.round")
     assert unknown.returncode == 2 and unknown.stderr.strip().count("\n") == 0
