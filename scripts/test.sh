@@ -5,7 +5,8 @@
 #   bash scripts/test.sh fast         # only the named tiers (fast is what to run while editing)
 #   bash scripts/test.sh fast -x      # arguments after the tiers go to pytest
 #
-# fast:    no model weights, no browser (the real index, files, servers and clients; a scripted model)
+# fast:    no chat model, no browser (the real index, files, servers, clients and small embedding/reranking
+#          models; a scripted or recorded chat model)
 # slow:    model-free but long (training the cross-encoder)
 # model:   the real embedded model (tests marked llm)
 # browser: headless Chromium against `navicite serve` with the real model

@@ -32,7 +32,7 @@ def real_llm_settings(home: Path, model: str = "qwen2.5-coder-1.5b", *extra: str
     return load_settings(home, ["llm.backend=embedded", f"llm.model={model}", "llm.threads=1", "llm.max_tokens=128", *extra])
 
 
-#: Fixtures that load real model weights: a test using one belongs to the ``llm`` tier.
+#: Fixtures that load the real chat model: a test using one belongs to the ``llm`` tier.
 REAL_MODEL_FIXTURES = frozenset({"real_llm", "small_real_llm"})
 
 
