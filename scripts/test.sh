@@ -7,7 +7,7 @@
 #
 # fast:    no chat model, no browser (the real index, files, servers, clients and small embedding/reranking
 #          models; a scripted or recorded chat model)
-# slow:    model-free but long (training the cross-encoder)
+# slow:    no chat model either, but minutes each (training the cross-encoder, rebuilding its network)
 # model:   the real embedded model (tests marked llm)
 # browser: headless Chromium against `navicite serve` with the real model
 # A tier whose tests are all skipped or deselected still counts as passed. Exit status: 1 if any tier failed.
