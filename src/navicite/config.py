@@ -58,9 +58,9 @@ def experimental(*default: Any, description: str, **constraints: Any) -> Any:
     """A ``Field`` for a knob kept for experiments and benchmarks rather than for users.
 
     It works like any other key (file, environment, ``-s``), but ``navicite config show`` lists
-    it only with ``--all`` or once it is set, and docs/settings.md puts it in its own part, so the keys a user
-    reads are the ones a user would change. Its name stays where the code reads it, so
-    benchmarks, eval method specs and config files that set it keep working.
+    it only with ``--all`` or once it is set, and docs/settings.md puts it in its own part, so
+    the keys a user reads are the ones a user would change. Its name stays where the code reads
+    it, so benchmarks, eval method specs and config files that set it keep working.
     """
     return Field(*default, description=description, json_schema_extra={"experimental": True}, **constraints)
 
