@@ -175,3 +175,36 @@ def test_variables_that_are_not_settings_are_left_alone(tmp_path: Path, monkeypa
     monkeypatch.setenv("NAVICITE_LLM__THREAD", "1")  # a typo in a known section is still an error
     with pytest.raises(ConfigError, match=r"llm\.thread"):
         load_settings(tmp_path)
+
+
+def test_every_setting_is_described_in_words() -> None:
+    from navicite.config import setting_infos
+
+    bare = [info.key for info in setting_infos() if len(info.description.split()) < 4]
+    assert not bare, f"settings without a description: {bare}"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "profile", "analysis", "novel_words"),
+    [
+        (["llm.backend=embedded"], "small", "statistical", 3),
+        (["llm.backend=openai"], "strong", "llm", 0),
+        (["llm.backend=openai", "llm.profile=small"], "small", "statistical", 3),
+        (["llm.backend=embedded", "llm.profile=strong"], "strong", "llm", 0),
+        (["llm.backend=embedded", "retrieve.analysis=llm"], "small", "llm", 3),  # a value set wins over the profile
+    ],
+)
+def test_the_profile_gives_unset_keys_their_value(tmp_path: Path, overrides: list[str], profile: str, analysis: str, novel_words: int) -> None:
+    cfg = load_settings(tmp_path, overrides)
+    assert cfg.profile == profile
+    assert (cfg.resolved("retrieve.analysis"), cfg.resolved("generate.novel_words")) == (analysis, novel_words)
+
+
+def test_every_profile_key_is_a_setting_left_unset_by_default(tmp_path: Path) -> None:
+    from navicite.config import PROFILES
+
+    cfg = load_settings(tmp_path)
+    for values in PROFILES.values():
+        assert all(cfg.value(key) is None for key in values)  # else the profile could never apply
+    with pytest.raises(ConfigError, match="no setting 'retrieve.nope'"):
+        cfg.value("retrieve.nope")

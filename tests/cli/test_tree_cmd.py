@@ -51,7 +51,7 @@ def test_build_then_show_outline_and_json(tmp_path: Path, run_cli: Any) -> None:
     assert "- Harbour  (" in lines[1] and "segments 0,2, words 0-60" in lines[1]
     assert "- Trade  (" in lines[2] and "segments 1, words 20-40" in lines[2]
     assert " tok, leaf of 35 passage tok, segments 1," in lines[2]  # 20 words, about 4 bytes a token
-    assert "valid" in err
+    assert "valid" in err.splitlines() and "invalid" not in err  # the verdict line itself, not a word inside "invalid"
 
     code, out, _ = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "show", "town", "--json")
     shown = json.loads(out)
@@ -96,6 +96,8 @@ def test_check_validates_every_stored_tree_and_flags_a_broken_one(tmp_path: Path
         db.execute("UPDATE trees SET tree = ? WHERE doc_id = 'town'", (json.dumps(tree),))
     code, out, _ = run_cli("--home", str(tmp_path), *SETTINGS, "tree", "check", "--store", str(store.path), "--json")
     assert code == 1 and json.loads(out)["town"]["problems"]
+    code, _, err = run_cli("--home", str(tmp_path), "tree", "show", "town", "--store", str(store.path))
+    assert code == 0 and "invalid: " in err and "valid" not in err.splitlines()
 
     code, _, err = run_cli("--home", str(tmp_path), "tree", "check", "--store", str(tmp_path / "missing.sqlite"))
     assert code == 2 and "no such file" in err
@@ -105,7 +107,7 @@ def test_show_reads_another_store(tmp_path: Path, run_cli: Any) -> None:
     built_collection(tmp_path, run_cli)
     store = TreeStore.open(load_settings(tmp_path)).path
     code, out, err = run_cli("--home", str(tmp_path / "elsewhere"), "tree", "show", "town", "--store", str(store))
-    assert code == 0 and out.startswith("Town history  [town]") and "valid" in err and "note:" not in err
+    assert code == 0 and out.startswith("Town history  [town]") and "valid" in err.splitlines() and "note:" not in err
     assert run_cli("--home", str(tmp_path), "tree", "show", "town", "--store", str(tmp_path / "none.sqlite"))[0] == 2
 
 

@@ -376,11 +376,13 @@ def test_wording_rule_uncites_an_elaboration_the_judge_accepted() -> None:
 
 
 def test_wording_rule_is_on_for_the_embedded_model_only_unless_set(tmp_path) -> None:
-    from navicite.generate.verify import EMBEDDED_NOVEL_WORDS, novel_words_limit
+    from navicite.config import PROFILES
+    from navicite.generate.verify import novel_words_limit
 
-    assert novel_words_limit(load_settings(tmp_path, ["llm.backend=embedded"])) == EMBEDDED_NOVEL_WORDS
+    assert novel_words_limit(load_settings(tmp_path, ["llm.backend=embedded"])) == PROFILES["small"]["generate.novel_words"] == 3
     assert novel_words_limit(load_settings(tmp_path, ["llm.backend=openai"])) == 0
     assert novel_words_limit(load_settings(tmp_path, ["llm.backend=openai", "generate.novel_words=4"])) == 4
+    assert novel_words_limit(load_settings(tmp_path, ["llm.backend=openai", "llm.profile=small"])) == 3
 
 
 def test_novel_words_leave_korean_endings_out() -> None:

@@ -29,7 +29,7 @@ from navicite.collection import CollectionStore
 from navicite.config import load_settings
 from navicite.ingest import sample_documents
 
-pytestmark = [pytest.mark.llm, pytest.mark.slow]
+pytestmark = [pytest.mark.llm, pytest.mark.browser]
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"

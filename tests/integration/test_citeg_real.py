@@ -121,7 +121,7 @@ def test_the_first_sentence_answers_a_factoid_question(real_llm, tmp_path) -> No
 # The recheck prompt (generate.recheck_answer, off by default) with the real model: one call.
 # Its reply is a draft like any other. Whether the model then corrects its year varies: it read
 # 1911 from the quoted sentence in 2 of 3 runs here, and wrote 1903 again in the third, so only
-# the reply's shape is asserted (bench/README.md: the recheck changed no measured answer).
+# the reply's shape is asserted (docs/decisions/recheck-answer.md: the recheck changed no measured answer).
 def test_the_recheck_prompt_gets_a_plain_answer_back(real_llm, tmp_path) -> None:
     from navicite.generate.draft import Draft, Drafter
     from navicite.generate.sources import ContextEntry

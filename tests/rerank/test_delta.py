@@ -26,6 +26,7 @@ def test_shipped_network_is_rebuilt_once_and_matches_its_sha256(tmp_path: Path) 
     assert navicite_ce.resolve_weights(None, "int8", tmp_path) == folder and network.stat().st_mtime_ns == stamp
 
 
+@pytest.mark.slow  # two full rebuilds of the network: 3 minutes on a loaded 2-core machine
 def test_a_delta_written_again_rebuilds_the_same_network(tmp_path: Path) -> None:
     original = rebuild(DELTA, tmp_path / "original.onnx")
     again = write_delta(original, tmp_path / "again.delta")

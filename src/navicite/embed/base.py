@@ -39,7 +39,7 @@ def reads(embedder: Embedder, text: str) -> bool:
     """Whether ``embedder`` places ``text`` (a question) by meaning: its language is one the model knows.
 
     The shipped MiniLM gives a Korean question a vector unrelated to its meaning: a cosine
-    with it would only add noise to a ranking (bench/README.md, "Korean retrieval").
+    with it would only add noise to a ranking (docs/results.md, "Korean").
     """
     known = getattr(embedder, "languages", None)
     if known is None:

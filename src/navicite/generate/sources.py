@@ -23,7 +23,7 @@ _PROMPT_RESERVE_TOKENS = 700
 _MIN_USEFUL_TOKENS = 48
 # A later retrieval round's best passages are read even below the score floor: they hold the
 # next hop, which ranks low against the question that does not name it. Names-round bridges of
-# MuSiQue's gold paragraphs sat at the first three places after the kept five (bench/README.md).
+# MuSiQue's gold paragraphs sat at the first three places after the kept five (git show f4b0ade:bench/README.md, "Retrieval rounds").
 LATER_ROUND_SOURCES = 3
 _SENTENCE_END = re.compile(r"[.!?。！？](?:['\"”’)\]]*)(?=\s|$)")
 _TAG = re.compile(r"</?\s*source", re.IGNORECASE)

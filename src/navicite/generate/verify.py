@@ -506,21 +506,14 @@ class HybridScorer:
         return out
 
 
-#: The wording rule's limit with the embedded model when ``generate.novel_words`` is unset.
-EMBEDDED_NOVEL_WORDS = 3
-
-
 def novel_words_limit(settings: Settings) -> int:
-    """``generate.novel_words``, or its default: on with the embedded model, off otherwise.
+    """``generate.novel_words``, or its ``llm.profile`` default: on for small models, off for strong ones.
 
     The rule was set on the embedded 1.5B model's answers, which copy their sources' words; on
     ExpertQA's human-judged claims (paraphrases of web pages) it uncites most supported claims,
     so answers from a user's own, more fluent model are left to its judge.
     """
-    configured = settings.generate.novel_words
-    if configured is not None:
-        return configured
-    return EMBEDDED_NOVEL_WORDS if settings.llm.backend == "embedded" else 0
+    return int(settings.resolved("generate.novel_words") or 0)
 
 
 def create_support_judge(llm: LLM | None, settings: Settings) -> JudgeScorer | None:

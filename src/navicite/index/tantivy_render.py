@@ -144,7 +144,7 @@ class Renderer:
         Pieces are the bigrams of each CJK run (a lone character stands for itself) in the
         bigram field, and the letters and digits glued to them as words in ``field``. The
         anchor is the word's first piece: a CJK run's first bigram, or the first glued word.
-        Measured on KorQuAD (bench/README.md): as good as a plain bag of bigrams for free
+        Measured on KorQuAD (docs/decisions/cjk-bigrams.md): as good as a plain bag of bigrams for free
         text, and better than the bag, the whole run or the run without its last syllable
         inside Boolean portfolio queries.
         """

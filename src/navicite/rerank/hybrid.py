@@ -7,7 +7,7 @@ question, and how many portfolio queries found it. Each is min-max scaled over
 the candidate set and the weighted sum is the score; a signal no candidate has
 (e.g. agreement for a flat BM25 list) simply drops out, and so does the cosine for a
 question in a language the embedding model does not read (a Korean question with the
-English-only MiniLM: its cosine lowered KorQuAD rankings below flat BM25, bench/README.md).
+English-only MiniLM: its cosine lowered KorQuAD rankings below flat BM25; git show f4b0ade:bench/README.md, "Korean retrieval").
 """
 
 from __future__ import annotations

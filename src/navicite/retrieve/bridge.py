@@ -8,14 +8,14 @@ passage that the question does not already hold (runs of capitalised words, with
 the passage about it that best fits the question. Those passages enter the ranking right
 after the round's best few, so what round 1 ranked highest stays on top.
 
-Measured with the statistical analysis and the hybrid reranker (bench/README.md, "Retrieval
-rounds"): MuSiQue's 100 questions all-supporting@10 0.39 -> 0.53, HotpotQA's closed corpus
+Measured with the statistical analysis and the hybrid reranker (docs/decisions/rounds.md):
+MuSiQue's 100 questions all-supporting@10 0.39 -> 0.53, HotpotQA's closed corpus
 all-gold@10 0.81 -> 0.94, SciFact's first 100 claims nDCG@10 0.7073 both (76 stop after
 round 1, :func:`follows_a_name`); no model call, about 0.02-0.06 s more per question. Names
 are read in Latin script only: a Korean passage gives none, and the round then adds nothing.
 A Korean question over English passages is followed in its translation (portfolio G's): 20
 HotpotQA questions asked in Korean, all-gold@10 0.60 -> 0.85 against 0.80 -> 0.90 asked in
-English (bench/README.md, "Korean retrieval").
+English (docs/results.md, "Korean").
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def follows_a_name(question: str) -> bool:
     only pushes its round-1 passages down. The first word is capitalised anyway, so a name there
     counts only when more capitalised words follow in it ("Hank Snow died ...").
 
-    Chosen on the questions the names round was measured on (bench/README.md): it stops 76 of
+    Chosen on the questions the names round was measured on (docs/decisions/rounds.md): it stops 76 of
     SciFact's first 100 claims after round 1 (nDCG@10 then equals one round's), 9 of MuSiQue's 100
     and 1 of HotpotQA's, without lowering their all-gold@10.
     """

@@ -89,16 +89,13 @@ def analysis_from_reply(reply: AnalysisReply, question: str) -> Analysis:
 
 
 def analysis_by_llm(settings: Settings) -> bool:
-    """Whether the question's keywords come from the model (``retrieve.analysis``, or its default).
+    """Whether the question's keywords come from the model (``retrieve.analysis``, or its profile's default).
 
-    Unset, the embedded model does not analyse: its analysis call took 25-65 s per question on a
-    2-core CPU, and on SciFact the statistical keywords reranked as well (nDCG@10 0.568 vs 0.563,
-    bench/README.md), so the call only delayed the first draft token. A user's own server analyses.
+    Under the 'small' profile (the embedded model's) the model does not analyse: its analysis
+    call took 25-65 s per question on a 2-core CPU, and on SciFact the statistical keywords
+    reranked as well (docs/decisions/analysis.md), so the call only delayed the first draft token.
     """
-    configured = settings.retrieve.analysis
-    if configured is not None:
-        return configured == "llm"
-    return settings.llm.backend != "embedded"
+    return settings.resolved("retrieve.analysis") == "llm"
 
 
 class QueryAnalyzer:
@@ -118,7 +115,7 @@ class QueryAnalyzer:
         if llm is None:
             self.no_llm = "no LLM configured (llm.backend = none)"
         else:
-            self.no_llm = "retrieve.analysis=statistical (as set, or the embedded model's default)"
+            self.no_llm = "retrieve.analysis=statistical (as set, or the profile's default)"
 
     def _messages(self, question: str) -> list[Message]:
         return prompts.render("analyze_question", question=question)
