@@ -140,6 +140,10 @@ def _print_summary(summary: IngestSummary, as_json: bool, extra: dict[str, int] 
                           highlight=False, markup=False)
     if summary.skipped:
         err_console.print(f"note: skipped {len(summary.skipped)} files of no known format", highlight=False)
+    if summary.repeated:
+        shown = ", ".join(summary.repeated[:5]) + (" ..." if len(summary.repeated) > 5 else "")
+        err_console.print(f"note: skipped {len(summary.repeated)} folder(s) reached again through a symbolic link "
+                          f"(read once): {shown}", highlight=False, markup=False, soft_wrap=True)
     for record in summary.empty[:MAX_LISTED_FAILURES]:
         err_console.print(f"warning: {record}", highlight=False, markup=False, soft_wrap=True)
     if len(summary.empty) > MAX_LISTED_FAILURES:
