@@ -7,9 +7,9 @@ replacing and deleting a document changes its passages and drops its stale tree 
 
 The two indexes commit separately. A marker file is written before a document write and
 removed once its passages are committed; finding it on open (a crash in between), or finding
-passages cut to another ``ingest.passage_words``, rebuilds the passage index from the documents:
-every passage entry goes (those of documents deleted by the interrupted write too), then every
-document is cut again. A delete removes what is derived from a document (its vectors, its tree,
+passages cut to another ``ingest.passage_words``, repairs the passage index from the documents:
+every document is cut again and every entry no document gives goes (those of documents deleted
+by the interrupted write too). A delete removes what is derived from a document (its vectors, its tree,
 its passages) before the document itself, so a crash never leaves derived data without a source.
 """
 
@@ -138,10 +138,17 @@ class CollectionStore:
             report = self.documents.upsert(batch)
             pending.changed = True
             changed = set(report.added) | set(report.replaced)
-            if report.replaced:
-                passages.delete(report.replaced)
             latest = {doc.id: doc for doc in batch if doc.id in changed}
-            passages.upsert(p.as_document(doc) for doc in latest.values() for p in self.passages_of(doc))
+            try:
+                if report.replaced:
+                    passages.delete(report.replaced)
+                passages.upsert(p.as_document(doc) for doc in latest.values() for p in self.passages_of(doc))
+            except BaseException:
+                # A batch of new documents whose passages could not be written (a full disk) is
+                # taken back whole; replaced documents lost their old passages, so the repair is due.
+                if not report.replaced and self._take_back(report.added):
+                    pending.changed = False
+                raise
         if report.replaced:
             self._drop_trees(report.replaced, keep_summaries=True)
         return report
@@ -166,28 +173,45 @@ class CollectionStore:
             return self.documents.delete(wanted)
 
     def rebuild_passages(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Cut every document again into a fresh passage index; returns the passages written."""
+        """Bring the passage index in step with the documents; returns the passage entries written.
+
+        Every document is cut again and its entries upserted (those already right are left as
+        they are), then every entry that no document gives any more is removed: the passages of
+        documents an interrupted delete removed, or of an older cut. Nothing is cleared first, so a
+        repair that fails part-way (a full disk) leaves no fewer right passages than it found.
+        """
         assert self._passages is not None
         folder = self.settings.passage_index_dir
-        # Every entry, not only those of the documents left: an interrupted delete leaves passages
-        # whose document is gone, and only a full clear removes them.
-        self._passages.delete(list(self._passages.ids()))
+        expected: set[str] = set()
         total, written, done = self.documents.count(), 0, 0
         for chunk in _chunks(self.documents.ids(), _REBUILD_BATCH):
-            entries = []
-            for doc_id in chunk:
-                doc = self.documents.get(doc_id)
-                if doc is not None:
-                    entries.extend(p.as_document(doc) for p in self.passages_of(doc))
-            self._passages.upsert(entries)
-            written += len(entries)
+            entries = self._entries(chunk)
+            expected.update(entry.id for entry in entries)
+            report = self._passages.upsert(entries)
+            written += len(report.added) + len(report.replaced)
             done += len(chunk)
             if progress is not None:
                 progress(done, total)
+        stale = [entry_id for entry_id in self._passages.ids() if entry_id not in expected]
+        if stale:
+            self._passages.delete(stale)
+            # Deleting an id deletes the entries naming it as their parent too: a whole record
+            # since cut into several passages needs its new ones written again.
+            regained = self._entries([doc_id for doc_id in stale if self.documents.get(doc_id) is not None])
+            written += len(self._passages.upsert(regained).added)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / INFO_FILE).write_text(json.dumps({"passage_words": self.words}) + "\n")
         (folder / PENDING_FILE).unlink(missing_ok=True)
         return written
+
+    def _entries(self, doc_ids: list[str]) -> list[Document]:
+        """The passage entries of the given documents, as this collection cuts them."""
+        entries: list[Document] = []
+        for doc_id in doc_ids:
+            doc = self.documents.get(doc_id)
+            if doc is not None:
+                entries.extend(p.as_document(doc) for p in self.passages_of(doc))
+        return entries
 
     def close(self) -> None:
         """Release write resources of both indexes."""
@@ -211,6 +235,14 @@ class CollectionStore:
 
     def _pending(self) -> _Pending:
         return _Pending(self.settings.passage_index_dir, self.words)
+
+    def _take_back(self, doc_ids: list[str]) -> bool:
+        """Delete documents just added; False when that fails too (the error being handled is the one to report)."""
+        try:
+            self.documents.delete(doc_ids)
+        except Exception:
+            return False
+        return True
 
     def _drop_vectors(self, docs: list[Document]) -> None:
         """Forget the stored vectors of ``docs`` and their passages, and their rows in the document vector table."""

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,8 @@ from navicite.documents import Passage
 KILLER = Path(__file__).with_name("kill_at_commit.py")
 WORDS = "folic acid homocysteine protein gene cell tissue river mountain city bridge vitamin".split()
 DOCS, DELETED = 3000, 2000
+#: Records per committed batch of the full-disk ingest.
+BATCH = 300
 
 
 def _navicite(home: Path, *args: str) -> list[str]:
@@ -112,3 +115,105 @@ def test_delete_killed_at_random_moments_leaves_no_ghost_passages(collection: Pa
         print(f"kill at {share:.0%} of {seconds:.2f} s: documents {documents}, ghost passages {ghosts}, "
               f"documents without passages {missing}")
         assert (ghosts, missing) == (0, 0)
+
+
+# -- a full disk ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 3 MB file system (tmpfs) mounted for the test; skipped where mounting is not allowed."""
+    where = tmp_path / "disk"
+    where.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(where)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here ({mounted.stderr.decode().strip()})")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def _fill(disk: Path) -> None:
+    """Write a filler file until the file system refuses more."""
+    with (disk / "filler").open("wb") as handle:
+        try:
+            while True:
+                handle.write(b"\0" * 65536)
+                handle.flush()
+        except OSError:
+            pass
+
+
+def _unreferenced_files(index_dir: Path) -> list[str]:
+    """Segment files of ``index_dir`` that its last commit does not use (what a failed write left)."""
+    meta = json.loads((index_dir / "meta.json").read_text())
+    live = {segment["segment_id"].replace("-", "") for segment in meta["segments"]}
+    return [p.name for p in index_dir.iterdir()
+            if p.name.startswith(".tmp") or len(p.name.split(".")[0]) == 32 and p.name.split(".")[0] not in live]
+
+
+def _corpus(path: Path, records: int, prefix: str = "r", words: int = 120) -> Path:
+    rng = random.Random(3)
+    with path.open("w") as handle:
+        for i in range(records):
+            text = " ".join(rng.choice(WORDS) + str(rng.randrange(5000)) for _ in range(words))
+            handle.write(json.dumps({"id": f"{prefix}{i}", "title": f"record {i} gene", "text": text}) + "\n")
+    return path
+
+
+def _search(home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(_navicite(home, "search", "gene", "-k", "5", "--json"), capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.slow
+def test_ingest_on_a_full_disk_says_so_in_one_line_and_leaves_nothing_behind(small_disk: Path, tmp_path: Path) -> None:
+    home = small_disk / "home"
+    first = subprocess.run(_navicite(home, "ingest", str(_corpus(tmp_path / "small.jsonl", 50))),
+                           capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    big = _corpus(tmp_path / "big.jsonl", 6000, prefix="b")  # about 6 MB of records: cannot fit in 3 MB
+    done = subprocess.run(_navicite(home, "-s", f"ingest.batch_size={BATCH}", "ingest", str(big)),
+                          capture_output=True, text=True, timeout=600)
+    lines = done.stderr.strip().splitlines()
+    documents = _out_of_step(home)[0]
+    print(f"full-disk ingest: exit {done.returncode}, stderr {lines}, documents kept {documents}")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert len(lines) == 1 and lines[0].startswith(f"error: no space left in {home}"), lines
+    for part in ("index", "passages"):
+        assert _unreferenced_files(home / part) == []
+    found = _search(home)
+    assert found.returncode == 0 and json.loads(found.stdout), found.stderr
+    assert "could not be repaired" not in found.stderr  # nothing was left half-written
+    assert (documents - 50) % BATCH == 0  # whole batches only: the failed one was taken back
+    assert _out_of_step(home)[1:] == (0, 0)
+
+
+@pytest.mark.slow
+def test_reads_work_on_a_full_disk_even_when_a_repair_is_due(small_disk: Path, tmp_path: Path) -> None:
+    from navicite.collection import PENDING_FILE
+
+    home = small_disk / "home"
+    first = subprocess.run(_navicite(home, "ingest", str(_corpus(tmp_path / "small.jsonl", 200))),
+                           capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    # A write that died after its documents, before their passages: a repair that must write is due.
+    store = CollectionStore(load_settings(home, []))
+    store.passages.delete([f"r{i}" for i in range(100, 200)])
+    store.close()
+    (home / "passages" / PENDING_FILE).write_text("")
+    _fill(small_disk)
+    assert shutil.disk_usage(small_disk).free < 100_000
+    for _ in range(2):
+        found = _search(home)
+        print(f"search on a full disk: exit {found.returncode}, {len(json.loads(found.stdout or '[]'))} hits, "
+              f"stderr {found.stderr.strip()[:200]!r}")
+        assert found.returncode == 0 and len(json.loads(found.stdout)) == 5, found.stderr
+        assert "could not be repaired" in found.stderr and "Traceback" not in found.stderr
+    shown = subprocess.run(_navicite(home, "docs", "show", "r7", "--json"), capture_output=True, text=True, timeout=300)
+    assert shown.returncode == 0 and json.loads(shown.stdout)["id"] == "r7"
+    # Space again: the next read repairs, and the marker goes.
+    (small_disk / "filler").unlink()
+    assert _search(home).returncode == 0 and not (home / "passages" / PENDING_FILE).exists()
+    assert _out_of_step(home) == (200, 0, 0)
