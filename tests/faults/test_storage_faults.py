@@ -33,6 +33,16 @@ def _navicite(home: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "navicite", "--home", str(home), *args]
 
 
+def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``navicite --home HOME args...`` in a process of its own."""
+    return subprocess.run(_navicite(home, *args), capture_output=True, text=True, timeout=600)
+
+
+def _ingest(home: Path, corpus: Path) -> None:
+    done = _run(home, "ingest", str(corpus))
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.fixture(scope="module")
 def collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A data directory of 3,000 documents: short records (one passage) and long ones (several)."""
@@ -44,7 +54,7 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
             text = " ".join(rng.choice(WORDS) for _ in range(rng.choice((30, 500))))
             handle.write(json.dumps({"id": f"d{i}", "title": f"document {i}", "text": text}) + "\n")
     home = root / "home"
-    subprocess.run(_navicite(home, "ingest", str(corpus)), check=True, capture_output=True, timeout=300)
+    _ingest(home, corpus)
     return home
 
 
@@ -91,7 +101,7 @@ def test_delete_killed_at_each_commit_leaves_no_ghost_passages(collection: Path,
     assert _ghosts_found_by_search(home) == 0
     # And the interrupted delete can simply be run again.
     if documents == DOCS:
-        subprocess.run(_navicite(home, "docs", "delete", *ids), check=True, capture_output=True, timeout=300)
+        assert _run(home, "docs", "delete", *ids).returncode == 0
     assert _out_of_step(home) == (DOCS - DELETED, 0, 0)
 
 
@@ -101,7 +111,7 @@ def test_delete_killed_at_random_moments_leaves_no_ghost_passages(collection: Pa
     whole = tmp_path / "whole"
     shutil.copytree(collection, whole)
     started = time.monotonic()
-    subprocess.run(_navicite(whole, "docs", "delete", *ids), check=True, capture_output=True, timeout=300)
+    assert _run(whole, "docs", "delete", *ids).returncode == 0
     seconds = time.monotonic() - started
     for share in (0.55, 0.7, 0.8, 0.9):
         home = tmp_path / f"at{share}"
@@ -163,19 +173,15 @@ def _corpus(path: Path, records: int, prefix: str = "r", words: int = 120) -> Pa
 
 
 def _search(home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(_navicite(home, "search", "gene", "-k", "5", "--json"), capture_output=True, text=True,
-                          timeout=300)
+    return _run(home, "search", "gene", "-k", "5", "--json")
 
 
 @pytest.mark.slow
 def test_ingest_on_a_full_disk_says_so_in_one_line_and_leaves_nothing_behind(small_disk: Path, tmp_path: Path) -> None:
     home = small_disk / "home"
-    first = subprocess.run(_navicite(home, "ingest", str(_corpus(tmp_path / "small.jsonl", 50))),
-                           capture_output=True, text=True, timeout=300)
-    assert first.returncode == 0, first.stderr
+    _ingest(home, _corpus(tmp_path / "small.jsonl", 50))
     big = _corpus(tmp_path / "big.jsonl", 6000, prefix="b")  # about 6 MB of records: cannot fit in 3 MB
-    done = subprocess.run(_navicite(home, "-s", f"ingest.batch_size={BATCH}", "ingest", str(big)),
-                          capture_output=True, text=True, timeout=600)
+    done = _run(home, "-s", f"ingest.batch_size={BATCH}", "ingest", str(big))
     lines = done.stderr.strip().splitlines()
     documents = _out_of_step(home)[0]
     print(f"full-disk ingest: exit {done.returncode}, stderr {lines}, documents kept {documents}")
@@ -195,9 +201,7 @@ def test_reads_work_on_a_full_disk_even_when_a_repair_is_due(small_disk: Path, t
     from navicite.collection import PENDING_FILE
 
     home = small_disk / "home"
-    first = subprocess.run(_navicite(home, "ingest", str(_corpus(tmp_path / "small.jsonl", 200))),
-                           capture_output=True, text=True, timeout=300)
-    assert first.returncode == 0, first.stderr
+    _ingest(home, _corpus(tmp_path / "small.jsonl", 200))
     # A write that died after its documents, before their passages: a repair that must write is due.
     store = CollectionStore(load_settings(home, []))
     store.passages.delete([f"r{i}" for i in range(100, 200)])
@@ -211,7 +215,7 @@ def test_reads_work_on_a_full_disk_even_when_a_repair_is_due(small_disk: Path, t
               f"stderr {found.stderr.strip()[:200]!r}")
         assert found.returncode == 0 and len(json.loads(found.stdout)) == 5, found.stderr
         assert "could not be repaired" in found.stderr and "Traceback" not in found.stderr
-    shown = subprocess.run(_navicite(home, "docs", "show", "r7", "--json"), capture_output=True, text=True, timeout=300)
+    shown = _run(home, "docs", "show", "r7", "--json")
     assert shown.returncode == 0 and json.loads(shown.stdout)["id"] == "r7"
     # Space again: the next read repairs, and the marker goes.
     (small_disk / "filler").unlink()
