@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from navicite.errors import UserInputError
-from navicite.ingest.base import FORMATS, Failure, one_line
+from navicite.ingest.base import FORMATS, Failure, bom_encoding, one_line
 
 #: File name endings of each format, used for ``auto`` and to pick files from folders.
 EXTENSIONS: dict[str, tuple[str, ...]] = {
@@ -57,6 +57,9 @@ def sniff_format(path: Path) -> str | None:
         return None  # the loader reports why it cannot be read
     if head.startswith(b"%PDF-"):
         return "pdf"
+    encoding = bom_encoding(head)
+    if encoding is not None:  # UTF-16/32 text: look at it as UTF-8 (a cut last character is dropped)
+        head = head.decode(encoding, errors="ignore").encode("utf-8")
     if b"\x00" in head:
         return None
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
