@@ -36,9 +36,9 @@ def _collection(ctx: typer.Context) -> CollectionStore:
     return CollectionStore(settings(ctx))
 
 
-def _hint_if_empty(index: LexicalIndex) -> bool:
-    """Print the ingest hint on stderr when the collection is empty; True if it was."""
-    if index.count() == 0:
+def _hint_if_empty(documents: int) -> bool:
+    """Print the ingest hint on stderr when the collection has no ``documents``; True if so."""
+    if documents == 0:
         err_console.print(EMPTY_HINT, highlight=False)
         return True
     return False
@@ -76,7 +76,7 @@ def search_command(
     from navicite.api import Collection
 
     papers = Collection(settings=settings(ctx))
-    empty = _hint_if_empty(papers.engine.index)
+    empty = _hint_if_empty(len(papers))
     hits = [] if empty else papers.search(query, k=k, boolean=boolean)
     if as_json:
         print_json([hit.to_dict() for hit in hits])
@@ -103,7 +103,7 @@ def _search_mpr(ctx: typer.Context, question: str, k: int, as_json: bool) -> Non
 
     engine = Engine(settings(ctx))
     ctx.call_on_close(engine.close)  # the retriever's vector stores
-    if _hint_if_empty(engine.index):
+    if _hint_if_empty(engine.index.count()):
         if as_json:
             print_json({})
         return
@@ -123,7 +123,7 @@ def list_command(
 ) -> None:
     """List documents: id, title and number of words."""
     index = _index(ctx)
-    empty = _hint_if_empty(index)
+    empty = _hint_if_empty(index.count())
     rows = []
     for doc_id in index.ids():
         if limit and len(rows) >= limit:
@@ -219,7 +219,7 @@ def stats_command(
 ) -> None:
     """Number of documents, their languages and the size of the index."""
     index = _index(ctx)
-    empty = _hint_if_empty(index)
+    empty = _hint_if_empty(index.count())
     stats = index.stats()
     data = {
         "documents": stats.documents,
