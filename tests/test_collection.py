@@ -67,3 +67,14 @@ def test_delete_removes_the_documents_vectors_and_document_vector_rows(tmp_path:
         ids, vectors = store.document_vectors()  # what portfolio D reads
         assert ids == ["kept"] and vectors.shape[0] == 1
         assert len(store) == 1  # the kept document's vector only
+
+
+def test_ghost_passages_of_an_earlier_release_are_removed_once(tmp_path: Path) -> None:
+    c = _collection(tmp_path)
+    c.upsert([Document(id="long", title="Long", text=LONG), Document(id="kept", title="Kept", text="Topic3 stays.")])
+    c.documents.delete(["long"])  # what an earlier release's interrupted delete left: passages without a document
+    c.close()
+    (tmp_path / "passages" / INFO_FILE).write_text(json.dumps({"passage_words": 40}) + "\n")  # that release's record
+    again = _collection(tmp_path)
+    assert set(again.passages.ids()) == {"kept"}
+    assert json.loads((tmp_path / "passages" / INFO_FILE).read_text())["repair"] >= 2

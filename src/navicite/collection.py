@@ -37,6 +37,9 @@ from navicite.vectors import STORE_FILE, VectorStore, text_key
 INFO_FILE = "navicite-passages.json"
 #: Present while a document write's passages are not yet committed.
 PENDING_FILE = "navicite-passages.pending"
+#: Raised when a release's repair must run once on older passage indexes: 2 removes the passages
+#: an interrupted ``docs delete`` of an earlier release left without their document.
+REPAIR_LEVEL = 2
 _REBUILD_BATCH = 2000
 
 log = logging.getLogger(__name__)
@@ -200,7 +203,7 @@ class CollectionStore:
             regained = self._entries([doc_id for doc_id in stale if self.documents.get(doc_id) is not None])
             written += len(self._passages.upsert(regained).added)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / INFO_FILE).write_text(json.dumps({"passage_words": self.words}) + "\n")
+        _write_info(folder, self.words)
         (folder / PENDING_FILE).unlink(missing_ok=True)
         return written
 
@@ -231,7 +234,7 @@ class CollectionStore:
             info = json.loads((folder / INFO_FILE).read_text())
         except (OSError, ValueError):
             return True  # documents without a passage index: a collection of the first release
-        return info.get("passage_words") != self.words
+        return info.get("passage_words") != self.words or info.get("repair", 1) < REPAIR_LEVEL
 
     def _pending(self) -> _Pending:
         return _Pending(self.settings.passage_index_dir, self.words)
@@ -287,9 +290,13 @@ class _Pending:
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         if exc_type is None:
-            (self.folder / INFO_FILE).write_text(json.dumps({"passage_words": self.words}) + "\n")
+            _write_info(self.folder, self.words)
         if exc_type is None or not self.changed:
             (self.folder / PENDING_FILE).unlink(missing_ok=True)
+
+
+def _write_info(folder: Path, words: int) -> None:
+    (folder / INFO_FILE).write_text(json.dumps({"passage_words": words, "repair": REPAIR_LEVEL}) + "\n")
 
 
 def _chunks(ids: Iterator[str], size: int) -> Iterator[list[str]]:
