@@ -56,3 +56,32 @@ def test_bad_input_is_a_user_error_and_writes_nothing(tmp_path: Path) -> None:
         with pytest.raises(UserInputError, match="no document"):
             papers.passages("nope")
     assert not (tmp_path / "home" / "index").exists()
+
+
+def test_a_passage_by_id_and_opening_ahead_of_requests(tmp_path: Path) -> None:
+    long_text = " ".join(f"Sentence {i} about otters and their stones." for i in range(200))
+    with Collection(tmp_path, ["ingest.passage_words=50"]) as papers:
+        papers.add([Document("otters", "Otters", long_text), Document("kelp", "Kelp", "Kelp forests shelter fish.")])
+        papers.open()
+        hit = papers.search("kelp forests", k=1)[0]
+        assert papers.passage(hit.passage_id) == papers.passages("kelp")[0]
+        second = papers.passages("otters")[1]
+        assert papers.passage(second.id) == second and papers.passage("nope#p9") is None
+
+
+def test_the_ways_in_reach_the_collection_through_public_methods_only() -> None:
+    """The MCP server and the evaluation use api.Collection / Engine methods, not what they hold inside."""
+    import ast
+
+    src = Path(__file__).resolve().parents[1] / "src" / "navicite"
+    for module in ("mcp_server.py", "eval/iter_methods.py"):
+        tree = ast.parse((src / module).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            # collection.engine.<part>: a way in reaching inside the public object
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and node.value.attr == "engine":
+                raise AssertionError(f"{module}:{node.lineno} reaches inside the engine (.engine.{node.attr})")
+            # a.b.c = ...: setting the attribute of a part of another object
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute):
+                        raise AssertionError(f"{module}:{node.lineno} sets an attribute inside another object")

@@ -49,3 +49,32 @@ def test_passages_are_rebuilt_when_cut_differently_or_after_a_crash(tmp_path: Pa
     again = _collection(tmp_path, "ingest.passage_words=200")
     assert again.passages.count() == rebuilt
     assert not (tmp_path / "passages" / PENDING_FILE).exists()
+
+
+def test_delete_removes_the_documents_vectors_and_document_vector_rows(tmp_path: Path) -> None:
+    from navicite import embed
+    from navicite.ingest.vectors import embed_collection
+    from navicite.vectors import open_store
+
+    c = _collection(tmp_path)
+    c.upsert([Document(id="long", title="Long", text=LONG), Document(id="kept", title="Kept", text="Topic3 stays here.")])
+    settings = c.settings
+    with open_store(tmp_path, settings.embed.model) as store:  # as `ingest --embed` does: every passage
+        embed_collection(c.passages, store, embed.create(settings))
+        assert len(store) == len(list(c.passages.ids()))
+    assert c.delete(["long"]) == ["long"]
+    with open_store(tmp_path, settings.embed.model) as store:
+        ids, vectors = store.document_vectors()  # what portfolio D reads
+        assert ids == ["kept"] and vectors.shape[0] == 1
+        assert len(store) == 1  # the kept document's vector only
+
+
+def test_ghost_passages_of_an_earlier_release_are_removed_once(tmp_path: Path) -> None:
+    c = _collection(tmp_path)
+    c.upsert([Document(id="long", title="Long", text=LONG), Document(id="kept", title="Kept", text="Topic3 stays.")])
+    c.documents.delete(["long"])  # what an earlier release's interrupted delete left: passages without a document
+    c.close()
+    (tmp_path / "passages" / INFO_FILE).write_text(json.dumps({"passage_words": 40}) + "\n")  # that release's record
+    again = _collection(tmp_path)
+    assert set(again.passages.ids()) == {"kept"}
+    assert json.loads((tmp_path / "passages" / INFO_FILE).read_text())["repair"] >= 2

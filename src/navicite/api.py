@@ -128,6 +128,16 @@ class Collection:
             raise UserInputError(f"no document with id {doc_id!r}; list ids with: navicite docs list")
         return self.engine.collection.passages_of(doc)
 
+    def passage(self, passage_id: str) -> Passage | None:
+        """A stored passage by its id (a search hit's ``passage_id``; a whole record's is its document's id), or None."""
+        return self.engine.collection.get_passage(passage_id)
+
+    def open(self) -> None:
+        """Open the indexes now, repairing the passages first if a write was interrupted, so that
+        the first concurrent requests of a server do not race to."""
+        len(self)
+        _ = self.engine.collection.passages
+
     def search(self, query: str, k: int = 10, boolean: bool = False, snippets: bool = True) -> list[SearchHit]:
         """The ``k`` best passages for free text (BM25), or for a Boolean query with ``boolean``.
 

@@ -7,30 +7,42 @@ replacing and deleting a document changes its passages and drops its stale tree 
 
 The two indexes commit separately. A marker file is written before a document write and
 removed once its passages are committed; finding it on open (a crash in between), or finding
-passages cut to another ``ingest.passage_words``, rebuilds the passage index from the documents.
+passages cut to another ``ingest.passage_words``, repairs the passage index from the documents:
+every document is cut again and every entry no document gives goes (those of documents deleted
+by the interrupted write too). A delete removes what is derived from a document (its vectors, its tree,
+its passages) before the document itself, so a crash never leaves derived data without a source.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from navicite.config import Settings
 from navicite.documents import Document, Passage
+from navicite.errors import IndexStoreError
 from navicite.index.base import LexicalIndex, UpsertReport
 from navicite.ingest.base import Failure
 from navicite.ingest.records import EmptyRecord, FieldMapping
 from navicite.ingest.runner import IngestRunner, IngestSummary, ProgressCallback
 from navicite.navigate.store import TreeStore
+from navicite.rerank.base import candidate_text
 from navicite.text.passages import cut_passages
+from navicite.vectors import STORE_FILE, VectorStore, text_key
 
 #: Written in the passage index's folder: how its passages were cut.
 INFO_FILE = "navicite-passages.json"
 #: Present while a document write's passages are not yet committed.
 PENDING_FILE = "navicite-passages.pending"
+#: Raised when a release's repair must run once on older passage indexes: 2 removes the passages
+#: an interrupted ``docs delete`` of an earlier release left without their document.
+REPAIR_LEVEL = 2
 _REBUILD_BATCH = 2000
+
+log = logging.getLogger(__name__)
 
 
 class CollectionStore:
@@ -63,16 +75,29 @@ class CollectionStore:
 
     @property
     def passages(self) -> LexicalIndex:
-        """The passages of every document, rebuilt first if they are out of step with the documents."""
+        """The passages of every document, rebuilt first if they are out of step with the documents.
+
+        A repair that cannot be written (a full disk, a read-only data directory) is logged and the
+        passages are read as they are: a read never fails for a write it did not ask for. The next
+        write repairs them first, or fails.
+        """
+        return self._checked_passages(strict=False)
+
+    def _checked_passages(self, strict: bool) -> LexicalIndex:
         with self._lock:  # concurrent first questions (the server) must not rebuild twice or read half a rebuild
             if self._passages is None:
                 from navicite import index
 
                 self._passages = index.create(self.settings, "passages")
-            if not self._checked:
-                if self._stale():
+            if not self._checked and self._stale():
+                try:
                     self.rebuild_passages()
-                self._checked = True
+                except (OSError, IndexStoreError) as exc:
+                    if strict:
+                        raise
+                    log.warning("the passage index could not be repaired (%s); reading it as it is", exc)
+                    return self._passages  # not marked checked: the next write tries again
+            self._checked = True
         return self._passages
 
     @property
@@ -111,51 +136,85 @@ class CollectionStore:
     def upsert(self, documents: Iterable[Document]) -> UpsertReport:
         """Add new documents, replace changed ones (their passages and trees go with them), skip unchanged ones."""
         batch = list(documents)
-        passages = self.passages  # checked before the write, so a rebuild never sees half of it
-        with self._pending():
+        passages = self._checked_passages(strict=True)  # checked before the write, so a rebuild never sees half of it
+        with self._pending() as pending:
             report = self.documents.upsert(batch)
+            pending.changed = True
             changed = set(report.added) | set(report.replaced)
-            if report.replaced:
-                passages.delete(report.replaced)
             latest = {doc.id: doc for doc in batch if doc.id in changed}
-            passages.upsert(p.as_document(doc) for doc in latest.values() for p in self.passages_of(doc))
+            try:
+                if report.replaced:
+                    passages.delete(report.replaced)
+                passages.upsert(p.as_document(doc) for doc in latest.values() for p in self.passages_of(doc))
+            except BaseException:
+                # A batch of new documents whose passages could not be written (a full disk) is
+                # taken back whole; replaced documents lost their old passages, so the repair is due.
+                if not report.replaced and self._take_back(report.added):
+                    pending.changed = False
+                raise
         if report.replaced:
             self._drop_trees(report.replaced, keep_summaries=True)
         return report
 
     def delete(self, doc_ids: Iterable[str]) -> list[str]:
-        """Remove documents with their passages and trees; returns the ids that existed."""
-        wanted = list(doc_ids)
-        passages = self.passages
-        with self._pending():
-            gone = self.documents.delete(wanted)
-            if gone:
-                passages.delete(gone)
-        if gone:
-            self._drop_trees(gone)
-        return gone
+        """Remove documents with everything derived from them (vectors, trees, passages); returns the ids that existed.
+
+        Derived data goes first and the documents last: a crash part-way leaves documents that lost
+        some derived data (recomputed when needed; the passages by the repair the marker asks
+        for), never passages or vectors of a document that is gone.
+        """
+        wanted = list(dict.fromkeys(doc_ids))
+        passages = self._checked_passages(strict=True)
+        existing = [doc for doc in map(self.documents.get, wanted) if doc is not None]
+        if not existing:
+            return []
+        self._drop_vectors(existing)
+        self._drop_trees([doc.id for doc in existing])
+        with self._pending() as pending:
+            passages.delete(wanted)
+            pending.changed = True
+            return self.documents.delete(wanted)
 
     def rebuild_passages(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Cut every document again into a fresh passage index; returns the passages written."""
+        """Bring the passage index in step with the documents; returns the passage entries written.
+
+        Every document is cut again and its entries upserted (those already right are left as
+        they are), then every entry that no document gives any more is removed: the passages of
+        documents an interrupted delete removed, or of an older cut. Nothing is cleared first, so a
+        repair that fails part-way (a full disk) leaves no fewer right passages than it found.
+        """
         assert self._passages is not None
         folder = self.settings.passage_index_dir
-        self._passages.delete(list(self.documents.ids()))
+        expected: set[str] = set()
         total, written, done = self.documents.count(), 0, 0
         for chunk in _chunks(self.documents.ids(), _REBUILD_BATCH):
-            entries = []
-            for doc_id in chunk:
-                doc = self.documents.get(doc_id)
-                if doc is not None:
-                    entries.extend(p.as_document(doc) for p in self.passages_of(doc))
-            self._passages.upsert(entries)
-            written += len(entries)
+            entries = self._entries(chunk)
+            expected.update(entry.id for entry in entries)
+            report = self._passages.upsert(entries)
+            written += len(report.added) + len(report.replaced)
             done += len(chunk)
             if progress is not None:
                 progress(done, total)
+        stale = [entry_id for entry_id in self._passages.ids() if entry_id not in expected]
+        if stale:
+            self._passages.delete(stale)
+            # Deleting an id deletes the entries naming it as their parent too: a whole record
+            # since cut into several passages needs its new ones written again.
+            regained = self._entries([doc_id for doc_id in stale if self.documents.get(doc_id) is not None])
+            written += len(self._passages.upsert(regained).added)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / INFO_FILE).write_text(json.dumps({"passage_words": self.words}) + "\n")
+        _write_info(folder, self.words)
         (folder / PENDING_FILE).unlink(missing_ok=True)
         return written
+
+    def _entries(self, doc_ids: list[str]) -> list[Document]:
+        """The passage entries of the given documents, as this collection cuts them."""
+        entries: list[Document] = []
+        for doc_id in doc_ids:
+            doc = self.documents.get(doc_id)
+            if doc is not None:
+                entries.extend(p.as_document(doc) for p in self.passages_of(doc))
+        return entries
 
     def close(self) -> None:
         """Release write resources of both indexes."""
@@ -175,10 +234,34 @@ class CollectionStore:
             info = json.loads((folder / INFO_FILE).read_text())
         except (OSError, ValueError):
             return True  # documents without a passage index: a collection of the first release
-        return info.get("passage_words") != self.words
+        return info.get("passage_words") != self.words or info.get("repair", 1) < REPAIR_LEVEL
 
     def _pending(self) -> _Pending:
         return _Pending(self.settings.passage_index_dir, self.words)
+
+    def _take_back(self, doc_ids: list[str]) -> bool:
+        """Delete documents just added; False when that fails too (the error being handled is the one to report)."""
+        try:
+            self.documents.delete(doc_ids)
+        except Exception:
+            return False
+        return True
+
+    def _drop_vectors(self, docs: list[Document]) -> None:
+        """Forget the stored vectors of ``docs`` and their passages, and their rows in the document vector table."""
+        path = self.settings.home / STORE_FILE
+        if not path.is_file():
+            return
+        ids: list[str] = []
+        keys: set[str] = set()
+        for doc in docs:
+            ids.append(doc.id)
+            keys.add(text_key(candidate_text(doc)))
+            for passage in self.passages_of(doc):
+                ids.append(passage.id)
+                keys.add(text_key(candidate_text(passage.as_document(doc))))
+        with VectorStore(path, self.settings.embed.model) as store:
+            store.forget(ids, keys)
 
     def _drop_trees(self, doc_ids: list[str], keep_summaries: bool = False) -> None:
         """A replaced document's node summaries stay, so rebuilding its tree asks only for what changed."""
@@ -188,20 +271,32 @@ class CollectionStore:
 
 
 class _Pending:
-    """Marks a write whose passages are not committed yet; records the cut once they are."""
+    """Marks a write whose passages are not committed yet; records the cut once they are.
+
+    The writer sets :attr:`changed` once its first index write has committed. A write that
+    fails before that changed nothing (each index write is atomic), so its marker goes too and
+    no repair is asked of the next read.
+    """
 
     def __init__(self, folder: Path, words: int) -> None:
         self.folder = folder
         self.words = words
+        self.changed = False
 
-    def __enter__(self) -> None:
+    def __enter__(self) -> _Pending:
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / PENDING_FILE).write_text("")
+        return self
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         if exc_type is None:
-            (self.folder / INFO_FILE).write_text(json.dumps({"passage_words": self.words}) + "\n")
+            _write_info(self.folder, self.words)
+        if exc_type is None or not self.changed:
             (self.folder / PENDING_FILE).unlink(missing_ok=True)
+
+
+def _write_info(folder: Path, words: int) -> None:
+    (folder / INFO_FILE).write_text(json.dumps({"passage_words": words, "repair": REPAIR_LEVEL}) + "\n")
 
 
 def _chunks(ids: Iterator[str], size: int) -> Iterator[list[str]]:

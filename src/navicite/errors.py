@@ -45,3 +45,10 @@ class LoaderError(NaviciteError):
 
 class IndexStoreError(NaviciteError):
     """The index could not be opened or written."""
+
+
+class DiskFullError(IndexStoreError):
+    """A write found no space left on the data directory's file system; what it wrote was removed."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(f"no space left in {where}; free some space there and run the command again")

@@ -271,8 +271,7 @@ class NaviciteTools:
 
     def prepare(self) -> None:
         """Open the indexes once, before requests can race to open (or rebuild) them."""
-        len(self.collection)
-        _ = self.collection.engine.collection.passages
+        self.collection.open()
 
     @user_errors
     async def search(
@@ -303,8 +302,7 @@ class NaviciteTools:
         return await anyio.to_thread.run_sync(self._fetch, id)
 
     def _fetch(self, item_id: str) -> FetchResult:
-        store = self.collection.engine.collection
-        passage = store.get_passage(item_id)
+        passage = self.collection.passage(item_id)
         doc = self.collection.get(passage.doc_id if passage is not None else item_id)
         if passage is not None and doc is not None and not passage.whole:
             section = list(passage.section)

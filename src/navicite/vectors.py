@@ -5,7 +5,8 @@ Embedding a fresh candidate costs ~45 ms on a CPU (MiniLM, 2 cores), which made 
 the embedding model and a hash of the exact text embedded, so a replaced document simply gets
 new rows (its old ones are never read again) and no invalidation is needed. ``navicite ingest
 --embed`` fills the store ahead of time and records which text stands for each document (what
-nearest-document search needs); rerankers fill it as they go.
+nearest-document search needs); rerankers fill it as they go. Deleting a document removes
+its rows (:meth:`VectorStore.forget`).
 """
 
 from __future__ import annotations
@@ -88,6 +89,23 @@ class VectorStore:
         with self._lock:
             self._db.executemany("INSERT OR REPLACE INTO documents (doc_id, key) VALUES (?, ?)", list(keys.items()))
             self._db.commit()
+
+    def forget(self, doc_ids: Iterable[str], keys: Iterable[str]) -> None:
+        """Remove deleted documents: their rows of the document table, and the vectors (of every
+        model) of the text ``keys`` that no remaining document row still uses. One transaction."""
+        ids, wanted = list(doc_ids), list(dict.fromkeys(keys))
+        with self._lock:
+            with self._db:  # commits at the end, rolls back on an error
+                for start in range(0, len(ids), 500):  # SQLite caps the number of bound parameters
+                    chunk = ids[start : start + 500]
+                    self._db.execute(f"DELETE FROM documents WHERE doc_id IN ({','.join('?' * len(chunk))})", chunk)
+                for start in range(0, len(wanted), 500):
+                    chunk = wanted[start : start + 500]
+                    self._db.execute(
+                        f"DELETE FROM vectors WHERE key IN ({','.join('?' * len(chunk))}) "
+                        "AND key NOT IN (SELECT key FROM documents)",
+                        chunk,
+                    )
 
     def document_vectors(self) -> tuple[list[str], np.ndarray]:
         """Every recorded document with a vector of this model: ids and one row each."""

@@ -176,3 +176,18 @@ def test_search_mpr_closes_the_engine(home: Path, run_cli: Run, monkeypatch: pyt
     code, out, _ = run_cli("--home", str(home), "-s", "llm.backend=none", "search", "--mpr", "vitamin D fractures", "--json")
     assert code == 0 and json.loads(out)["ranked"][0]["doc_id"] == "vitd"
     assert len(closed) == 1
+
+
+def test_terminal_escapes_in_titles_are_shown_not_obeyed(tmp_path: Path, run_cli: Run) -> None:
+    from navicite.collection import CollectionStore
+
+    title = "Evil \x1b[31mRED\x1b[0m \x1b]0;pwned\x07 \x9b2J title"
+    store = CollectionStore(load_settings(tmp_path))
+    store.upsert([Document("evil", title, "Terminals obey escape sequences \x1b[2J hidden in text.",
+                           metadata={"note": "\x1b[5mblink"})])
+    store.close()
+    for args in (("search", "terminals"), ("docs", "show", "evil"), ("docs", "list"), ("docs", "show", "evil", "-p")):
+        code, out, err = run_cli("--home", str(tmp_path), *args)
+        assert code == 0, err
+        assert not any(char in out + err for char in "\x1b\x07\x9b"), (args, out)
+        assert "\\x1b" in out, (args, out)  # shown, visibly

@@ -112,3 +112,24 @@ def test_failures_of_one_file_and_reason_share_a_line() -> None:
         "/d/a.jsonl:9: record has no title and no text",
         "/d/b.pdf: cannot read PDF (y)",
     ]
+
+
+def test_a_folder_linking_to_itself_is_read_once_and_named(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "sub" / "otters.md").write_text("# Otters\n\nSea otters use stones as tools.", encoding="utf-8")
+    (docs / "self").symlink_to(".")  # a loop
+    (docs / "sub" / "up").symlink_to("..")  # another loop, one level down
+    (docs / "a").symlink_to("b")  # a link chain that resolves to nothing
+    (docs / "b").symlink_to("a")
+    home = tmp_path / "home"
+    try:
+        done = subprocess.run([sys.executable, "-m", "navicite", "--home", str(home), "ingest", str(docs), "--json"],
+                              capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("ingest of a folder holding a link loop did not end within 60 s") from None
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["added"] == 1
+    assert sorted(summary["repeated_folders"]) == [str(docs / "self"), str(docs / "sub" / "up")]
+    assert "skipped 2 folder(s) reached again through a symbolic link" in done.stderr

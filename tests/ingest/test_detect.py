@@ -57,3 +57,9 @@ def test_missing_paths_and_unknown_format_are_user_errors(tmp_path: Path) -> Non
         plan_paths([tmp_path, tmp_path / "nope.jsonl"])
     with pytest.raises(UserInputError, match="unknown format 'docx'"):
         plan_paths([tmp_path], "docx")
+
+
+def test_utf16_text_without_an_extension_is_sniffed_by_its_byte_order_mark(tmp_path: Path) -> None:
+    (tmp_path / "notes").write_bytes("Grüße aus Köln".encode("utf-16"))
+    (tmp_path / "page").write_bytes("<!DOCTYPE html><p>Köln</p>".encode("utf-16"))
+    assert (sniff_format(tmp_path / "notes"), sniff_format(tmp_path / "page")) == ("txt", "html")

@@ -165,3 +165,23 @@ def test_title_corpus_format_rejects_other_objects(tmp_path: Path) -> None:
     path.write_text(json.dumps({"title": "x", "text": "y"}), encoding="utf-8")
     [item] = list(load_title_corpus(path, FieldMapping()))
     assert isinstance(item, Failure) and "not a title -> sentences corpus" in item.reason
+
+
+def test_a_line_nested_thousands_deep_costs_that_line_only(tmp_path: Path) -> None:
+    from navicite.ingest.loaders import load
+
+    path = tmp_path / "deep.jsonl"
+    deep_value = "[" * 900 + '"t"' + "]" * 900
+    lines = [
+        json.dumps({"id": "a", "title": "First", "text": "one"}),
+        "[" * 5000 + "]" * 5000,  # past the parser's recursion limit
+        json.dumps({"id": "b", "title": "Third", "text": "three"}),
+        json.dumps({"id": "c", "title": "Fourth", "text": "four"}),
+        '{"id": "d", "title": ' + deep_value + ', "text": "five"}',  # parses, but too deep to flatten
+        json.dumps({"id": "e", "title": "Sixth", "text": "six"}),
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    docs, failures = split(list(load(path, "jsonl")))
+    assert [d.id for d in docs] == ["a", "b", "c", "e"]
+    assert [f.path for f in failures] == [f"{path}:2", f"{path}:5"]
+    assert "nested too deeply" in failures[0].reason and "nested too deeply" in failures[1].reason

@@ -95,3 +95,44 @@ def test_html_without_main_keeps_body_and_takes_h1_title(tmp_path: Path) -> None
     assert doc.title == "Heading One"
     assert doc.text.splitlines() == ["Heading One", "Para one.", "Para two."]
     assert doc.link == path.resolve().as_uri()
+
+
+def test_mixed_encoding_is_decoded_line_by_line(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.txt"
+    # A UTF-8 file with one line pasted from a Windows-1252 document.
+    path.write_bytes("Café crème, déjà vu\n".encode() + "Naïve résumé\n".encode("cp1252") + "Ελληνικά ok\n".encode())
+    text = only(list(load_text(path))).text
+    assert text.splitlines() == ["Café crème, déjà vu", "Naïve résumé", "Ελληνικά ok"]
+
+
+def test_utf16_and_utf32_with_a_byte_order_mark_load(tmp_path: Path) -> None:
+    words = "Grüße aus Köln: the otters of the Rhine"
+    for encoding in ("utf-16", "utf-16-be", "utf-32"):
+        path = tmp_path / f"{encoding}.txt"
+        raw = words.encode(encoding)
+        path.write_bytes(raw if encoding != "utf-16-be" else b"\xfe\xff" + raw)
+        assert only(list(load_text(path))).text == words, encoding
+
+
+def test_random_bytes_without_nul_are_binary_not_a_document(tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(5)
+    path = tmp_path / "noise.txt"
+    path.write_bytes(bytes(rng.randrange(1, 256) for _ in range(65536)))  # no NUL byte to give it away
+    items = list(load_text(path))
+    assert len(items) == 1 and isinstance(items[0], Failure) and "binary" in items[0].reason, items
+    coloured = tmp_path / "build.log"  # a log with colour codes is still text
+    coloured.write_text("\x1b[32mok\x1b[0m compiled module number one\n" * 50, encoding="utf-8")
+    assert "compiled module" in only(list(load_text(coloured))).text
+
+
+def test_a_file_name_that_is_not_utf8_is_read_and_shown_as_text(tmp_path: Path) -> None:
+    import os
+
+    folder = os.fsencode(tmp_path)
+    with open(folder + b"/caf\xe9 menu.txt", "wb") as handle:  # a Windows-1252 name on a UTF-8 system
+        handle.write(b"Coffee and cake are served all day.")
+    path = next(tmp_path.iterdir())
+    doc = only(list(load_text(path)))
+    assert doc.title == "café menu" and doc.metadata["source"].endswith("café menu.txt")

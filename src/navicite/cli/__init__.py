@@ -7,13 +7,15 @@ on stderr and the error's exit code, never a traceback.
 
 from __future__ import annotations
 
+import errno
 import sys
-from typing import Annotated, Optional
+from pathlib import Path
+from typing import Annotated, NoReturn, Optional
 
 import typer
 
 from navicite.cli.common import err_console, state
-from navicite.errors import NaviciteError
+from navicite.errors import DiskFullError, NaviciteError
 
 app = typer.Typer(
     name="navicite",
@@ -74,13 +76,22 @@ def _register() -> None:
 _register()
 
 
+def _fail(exc: NaviciteError) -> NoReturn:
+    err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+    sys.exit(exc.exit_code)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the console script."""
     try:
         app(args=argv, standalone_mode=True)
     except NaviciteError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
-        sys.exit(exc.exit_code)
+        _fail(exc)
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        # A small file (a marker, a setting) that found the disk full: the index writes say so themselves.
+        _fail(DiskFullError(str(Path(exc.filename).parent) if exc.filename else "the data directory"))
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from navicite.config import Settings, load_settings
 
@@ -46,7 +48,25 @@ def settings(ctx: typer.Context) -> Settings:
     return state(ctx).settings
 
 
+#: Control characters but tab and line feed: a title holding ``ESC [ 31 m`` must not restyle,
+#: retitle or clear the user's terminal.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """Text from a collection as it may be printed: control characters shown as ``\\x1b`` escapes,
+    lone surrogates (undecodable file-name bytes) as ``\\udce9``."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def shown(text: str) -> str:
+    """Collection text for rich output: :func:`terminal_safe`, with rich's markup escaped."""
+    return escape(terminal_safe(text))
+
+
 def print_json(data: Any) -> None:
-    """Machine-readable output on stdout, one JSON document."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    """Machine-readable output on stdout, one JSON document (lone surrogates as ``\\udce9``)."""
+    text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
+    sys.stdout.write(text.encode("utf-8", "backslashreplace").decode("utf-8") + "\n")
     sys.stdout.flush()

@@ -10,11 +10,10 @@ import re
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from navicite.cli import app
-from navicite.cli.common import err_console, out_console, print_json, settings
+from navicite.cli.common import err_console, out_console, print_json, settings, shown
 from navicite.collection import CollectionStore
 from navicite.documents import Document, place_label
 from navicite.errors import DocumentNotFound
@@ -37,9 +36,9 @@ def _collection(ctx: typer.Context) -> CollectionStore:
     return CollectionStore(settings(ctx))
 
 
-def _hint_if_empty(index: LexicalIndex) -> bool:
-    """Print the ingest hint on stderr when the collection is empty; True if it was."""
-    if index.count() == 0:
+def _hint_if_empty(documents: int) -> bool:
+    """Print the ingest hint on stderr when the collection has no ``documents``; True if so."""
+    if documents == 0:
         err_console.print(EMPTY_HINT, highlight=False)
         return True
     return False
@@ -49,10 +48,10 @@ def _rich_snippet(snippet: str) -> str:
     """Snippet highlight marks as rich markup, with the text itself escaped."""
     parts, last = [], 0
     for match in _HIGHLIGHT.finditer(snippet):
-        parts.append(escape(snippet[last : match.start()]))
-        parts.append(f"[bold yellow]{escape(match.group(1))}[/]")
+        parts.append(shown(snippet[last : match.start()]))
+        parts.append(f"[bold yellow]{shown(match.group(1))}[/]")
         last = match.end()
-    parts.append(escape(snippet[last:]))
+    parts.append(shown(snippet[last:]))
     return "".join(parts)
 
 
@@ -77,7 +76,7 @@ def search_command(
     from navicite.api import Collection
 
     papers = Collection(settings=settings(ctx))
-    empty = _hint_if_empty(papers.engine.index)
+    empty = _hint_if_empty(len(papers))
     hits = [] if empty else papers.search(query, k=k, boolean=boolean)
     if as_json:
         print_json([hit.to_dict() for hit in hits])
@@ -89,7 +88,7 @@ def search_command(
         return
     table = Table("#", "id", "title", "where", "score", "snippet", show_lines=True)
     for rank, hit in enumerate(hits, 1):
-        table.add_row(str(rank), escape(hit.doc_id), escape(hit.title), escape(hit.place), f"{hit.score:.2f}",
+        table.add_row(str(rank), shown(hit.doc_id), shown(hit.title), shown(hit.place), f"{hit.score:.2f}",
                       _rich_snippet(hit.snippet))
     out_console.print(table)
 
@@ -104,7 +103,7 @@ def _search_mpr(ctx: typer.Context, question: str, k: int, as_json: bool) -> Non
 
     engine = Engine(settings(ctx))
     ctx.call_on_close(engine.close)  # the retriever's vector stores
-    if _hint_if_empty(engine.index):
+    if _hint_if_empty(engine.index.count()):
         if as_json:
             print_json({})
         return
@@ -124,7 +123,7 @@ def list_command(
 ) -> None:
     """List documents: id, title and number of words."""
     index = _index(ctx)
-    empty = _hint_if_empty(index)
+    empty = _hint_if_empty(index.count())
     rows = []
     for doc_id in index.ids():
         if limit and len(rows) >= limit:
@@ -139,7 +138,7 @@ def list_command(
         return
     table = Table("id", "title", "words", title=f"{len(rows)} of {index.count()} documents")
     for row in rows:
-        table.add_row(escape(row["id"]), escape(row["title"]), str(row["words"]))
+        table.add_row(shown(row["id"]), shown(row["title"]), str(row["words"]))
     out_console.print(table)
 
 
@@ -163,16 +162,16 @@ def show_command(
     if as_json:
         print_json(doc.to_dict())
         return
-    out_console.print(f"[bold]{escape(doc.title) or '(no title)'}[/]  [dim]{escape(doc.id)}[/]")
+    out_console.print(f"[bold]{shown(doc.title) or '(no title)'}[/]  [dim]{shown(doc.id)}[/]")
     if doc.link:
-        out_console.print(escape(doc.link), highlight=False)
+        out_console.print(shown(doc.link), highlight=False)
     for label, text in (("abstract", doc.abstract), ("text", doc.text)):
         if text:
-            out_console.print(f"\n[bold]{label}[/]\n{escape(text)}", highlight=False)
+            out_console.print(f"\n[bold]{label}[/]\n{shown(text)}", highlight=False)
     if doc.metadata:
         out_console.print("\n[bold]metadata[/]")
         for key, value in doc.metadata.items():
-            out_console.print(f"  {escape(str(key))}: {escape(str(value))}", highlight=False)
+            out_console.print(f"  {shown(str(key))}: {shown(str(value))}", highlight=False)
 
 
 def _show_passages(collection: CollectionStore, doc: Document, as_json: bool) -> None:
@@ -181,11 +180,11 @@ def _show_passages(collection: CollectionStore, doc: Document, as_json: bool) ->
         print_json([{"passage_id": p.id, "number": p.number, "pages": list(p.pages), "section": list(p.section),
                      "field": p.field, "start": p.start, "end": p.end, "text": p.text} for p in cut])
         return
-    table = Table("passage", "where", "words", "text", title=f"{escape(doc.title or doc.id)}: {len(cut)} passages",
+    table = Table("passage", "where", "words", "text", title=f"{shown(doc.title or doc.id)}: {len(cut)} passages",
                   show_lines=True)
     for p in cut:
         preview = " ".join(p.text.split()[:40]) + (" …" if p.end - p.start > 40 else "")
-        table.add_row(escape(p.id), escape(_place(list(p.pages), list(p.section))), str(p.end - p.start), escape(preview))
+        table.add_row(shown(p.id), shown(_place(list(p.pages), list(p.section))), str(p.end - p.start), shown(preview))
     out_console.print(table)
 
 
@@ -210,7 +209,7 @@ def delete_command(
     if as_json:
         print_json({"deleted": deleted, "documents": index.count()})
         return
-    err_console.print(f"deleted {len(deleted)}: {', '.join(deleted)}; {index.count()} documents left", highlight=False)
+    err_console.print(f"deleted {len(deleted)}: {shown(', '.join(deleted))}; {index.count()} documents left", highlight=False)
 
 
 @app.command("stats")
@@ -220,7 +219,7 @@ def stats_command(
 ) -> None:
     """Number of documents, their languages and the size of the index."""
     index = _index(ctx)
-    empty = _hint_if_empty(index)
+    empty = _hint_if_empty(index.count())
     stats = index.stats()
     data = {
         "documents": stats.documents,
@@ -237,5 +236,5 @@ def stats_command(
     table.add_row("documents", f"{stats.documents:,}")
     table.add_row("languages", ", ".join(f"{lang} {n:,}" for lang, n in data["languages"].items()) or "-")
     table.add_row("size", f"{stats.size_bytes / 1e6:.1f} MB")
-    table.add_row("index", escape(data["index_dir"]))
+    table.add_row("index", shown(data["index_dir"]))
     out_console.print(table)

@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from navicite.cli import app
-from navicite.cli.common import err_console, print_json, settings
+from navicite.cli.common import err_console, print_json, settings, shown, terminal_safe
 from navicite.errors import UserInputError
 from navicite.ingest import FORMATS, Failure, FieldMapping, IngestProgress, IngestSummary, sample_documents
 
@@ -131,17 +130,22 @@ def failure_lines(failures: list[Failure]) -> list[str]:
 def _print_summary(summary: IngestSummary, as_json: bool, extra: dict[str, int] | None = None) -> None:
     lines = failure_lines(summary.failed)
     for line in lines[:MAX_LISTED_FAILURES]:
-        err_console.print(f"[red]failed:[/] {escape(line)}", highlight=False, soft_wrap=True)
+        err_console.print(f"[red]failed:[/] {shown(line)}", highlight=False, soft_wrap=True)
     if len(lines) > MAX_LISTED_FAILURES:
         err_console.print(f"... and {len(lines) - MAX_LISTED_FAILURES} more (see --json)")
     if summary.duplicates:
-        shown = ", ".join(summary.duplicates[:5]) + (" ..." if len(summary.duplicates) > 5 else "")
-        err_console.print(f"note: {len(summary.duplicates)} ids occurred more than once; the last occurrence was kept ({shown})",
+        shown_ids = ", ".join(summary.duplicates[:5]) + (" ..." if len(summary.duplicates) > 5 else "")
+        err_console.print(f"note: {len(summary.duplicates)} ids occurred more than once; the last occurrence was kept "
+                          f"({terminal_safe(shown_ids)})",
                           highlight=False, markup=False)
     if summary.skipped:
         err_console.print(f"note: skipped {len(summary.skipped)} files of no known format", highlight=False)
+    if summary.repeated:
+        folders = ", ".join(summary.repeated[:5]) + (" ..." if len(summary.repeated) > 5 else "")
+        err_console.print(f"note: skipped {len(summary.repeated)} folder(s) reached again through a symbolic link "
+                          f"(read once): {terminal_safe(folders)}", highlight=False, markup=False, soft_wrap=True)
     for record in summary.empty[:MAX_LISTED_FAILURES]:
-        err_console.print(f"warning: {record}", highlight=False, markup=False, soft_wrap=True)
+        err_console.print(f"warning: {terminal_safe(str(record))}", highlight=False, markup=False, soft_wrap=True)
     if len(summary.empty) > MAX_LISTED_FAILURES:
         err_console.print(f"... and {len(summary.empty) - MAX_LISTED_FAILURES} more empty records", highlight=False)
     if as_json:

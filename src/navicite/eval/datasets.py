@@ -104,8 +104,9 @@ def _json_error(where: str, error: ValueError) -> DatasetError:
     """A JSON line or file that does not parse; ``where`` is ``file:line``."""
     if isinstance(error, json.JSONDecodeError):
         return DatasetError(f"{where}: not valid JSON ({error.msg} at column {error.colno})")
-    reason = error.reason if isinstance(error, UnicodeDecodeError) else str(error)
-    return DatasetError(f"{where}: not UTF-8 text ({reason})")
+    if isinstance(error, UnicodeDecodeError):
+        return DatasetError(f"{where}: not UTF-8 text ({error.reason})")
+    return DatasetError(f"{where}: {error}")
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -126,7 +127,7 @@ def read_json(path: Path) -> Any:
         return records.read_json(path)
     except json.JSONDecodeError as exc:
         raise _json_error(f"{path}:{exc.lineno}", exc) from exc
-    except UnicodeDecodeError as exc:
+    except (UnicodeDecodeError, records.TooDeeplyNested) as exc:
         raise _json_error(str(path), exc) from exc
 
 

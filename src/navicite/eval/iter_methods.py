@@ -25,10 +25,8 @@ ITER_ROUNDS = 3
 
 def iterative(resources: EvalResources, name: str, rerank_backend: str, use_llm: bool = True) -> MPRMethod:
     """An MPR method that runs up to ``retrieve.rounds`` (else :data:`ITER_ROUNDS`) rounds."""
-    method = MPRMethod(resources, name, rerank_backend, use_llm=use_llm)
     configured = resources.settings.retrieve.rounds
-    method.retriever.rounds = configured if configured > 1 else ITER_ROUNDS
-    return method
+    return MPRMethod(resources, name, rerank_backend, use_llm=use_llm, rounds=configured if configured > 1 else ITER_ROUNDS)
 
 
 METHODS: dict[str, MethodFactory] = {

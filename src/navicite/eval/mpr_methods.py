@@ -63,17 +63,21 @@ class _CorpusDense:
 
 
 class MPRMethod:
-    """Runs :class:`MultiPortfolioRetriever` per question."""
+    """Runs :class:`MultiPortfolioRetriever` per question; ``rounds``, when given, replaces ``retrieve.rounds``."""
 
     def __init__(
-        self, resources: EvalResources, name: str, rerank_backend: str, use_llm: bool, analysis: str | None = "llm"
+        self, resources: EvalResources, name: str, rerank_backend: str, use_llm: bool, analysis: str | None = "llm",
+        rounds: int | None = None,
     ) -> None:
         self.name = name
         self.resources = resources
         llm = resources.llm if use_llm and resources.settings.llm.backend != "none" else None
         settings = resources.settings
+        retrieve: dict[str, object] = {} if rounds is None else {"rounds": rounds}
         if use_llm and analysis is not None:  # the method's name says who analyses, whatever the backend's default
-            settings = settings.model_copy(update={"retrieve": settings.retrieve.model_copy(update={"analysis": analysis})})
+            retrieve["analysis"] = analysis
+        if retrieve:
+            settings = settings.model_copy(update={"retrieve": settings.retrieve.model_copy(update=retrieve)})
         questions = RememberingEmbedder(resources.embedder)
         dense = None
         if resources.settings.retrieve.dense_portfolio:

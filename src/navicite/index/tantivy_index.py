@@ -11,14 +11,14 @@ import tantivy
 
 from navicite.config import IndexSettings
 from navicite.documents import Document
-from navicite.errors import IndexStoreError
+from navicite.errors import DiskFullError, IndexStoreError
 from navicite.index import tantivy_schema as ts
 from navicite.index.base import Hit, IndexStats, UpsertReport
 from navicite.index.cjk import cjk_runs
 from navicite.index.query import FIELDS, Query, leaves
 from navicite.index.tantivy_render import Renderer
 from navicite.index.tantivy_snippets import Snippets
-from navicite.index.tantivy_writer import WriterSlot
+from navicite.index.tantivy_writer import WriterSlot, out_of_space
 from navicite.text.language import detect_language
 
 #: Written next to tantivy's files: what navicite needs to read the index back.
@@ -65,13 +65,16 @@ class TantivyIndex:
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             index = tantivy.Index(schema, path=str(self.path), reuse=True)
+            if not info_path.is_file():
+                info = {"format": ts.FORMAT, "stemming": self._analysis.stemming,
+                        "exact_fields": self._analysis.exact_fields}
+                info_path.write_text(json.dumps(info) + "\n")
         except (OSError, ValueError) as exc:
+            if out_of_space(exc, str(self.path)):
+                raise DiskFullError(str(self.path)) from exc
             raise IndexStoreError(
                 f"cannot open the index at {self.path}: {exc}; if it was built by another program, move it away"
             ) from exc
-        if not info_path.is_file():
-            info = {"format": ts.FORMAT, "stemming": self._analysis.stemming, "exact_fields": self._analysis.exact_fields}
-            info_path.write_text(json.dumps(info) + "\n")
         self._index, self._schema = index, schema
         boosts = {ts.ALL: 1.0, "title": self.settings.title_boost}
         self._renderer = Renderer(schema, self._analysis.stemming, boosts, self._analysis.field_routes)

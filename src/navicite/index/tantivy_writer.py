@@ -6,11 +6,17 @@ merges made small batches slow, so a writer stays open for ``linger_s``
 seconds after a commit; the next batch reuses it, and merges run in the
 background meanwhile. When idle, at :meth:`WriterSlot.close` or at exit, the
 merges are finished and the lock is released for other processes.
+
+A write that fails (a full disk, say) is rolled back and the files it had begun are deleted
+before the lock is given up, so a failed write leaves the index as its last commit left it and
+takes no disk space.
 """
 
 from __future__ import annotations
 
 import atexit
+import errno
+import shutil
 import threading
 import time
 import weakref
@@ -19,9 +25,11 @@ from contextlib import contextmanager
 
 import tantivy
 
-from navicite.errors import IndexStoreError
+from navicite.errors import DiskFullError, IndexStoreError
 
 _LOCK_RETRY_S = 0.1
+#: Free bytes below which a failed write is taken for a full disk (tantivy does not always say so).
+FULL_DISK_BYTES = 1 << 20
 #: tantivy refuses a writer whose heap, split between its threads, leaves a thread less than this.
 MIN_HEAP_PER_THREAD = 15_000_000
 _OPEN_SLOTS: weakref.WeakSet[WriterSlot] = weakref.WeakSet()
@@ -54,12 +62,11 @@ class WriterSlot:
             try:
                 yield writer
                 writer.commit()
-            except BaseException:
-                # Give the writer up: a failed write must never leave the lock held.
-                try:
-                    writer.rollback()
-                finally:
-                    self._release()
+            except BaseException as exc:
+                full = isinstance(exc, Exception) and out_of_space(exc, self._where)  # before the clean-up frees space
+                self._give_up(writer)
+                if full:
+                    raise DiskFullError(self._where) from exc
                 raise
             self._index.reload()
             if self._linger_s > 0:
@@ -82,6 +89,8 @@ class WriterSlot:
                 writer = self._index.writer(self._heap_bytes, self._threads)
             except ValueError as exc:
                 if "LockBusy" not in str(exc):
+                    if out_of_space(exc, self._where):
+                        raise DiskFullError(self._where) from exc
                     raise IndexStoreError(f"cannot write to the index at {self._where}: {exc}") from exc
                 if time.monotonic() >= deadline:
                     raise IndexStoreError(
@@ -92,6 +101,17 @@ class WriterSlot:
             else:
                 _OPEN_SLOTS.add(self)
                 return writer
+
+    def _give_up(self, writer: tantivy.IndexWriter) -> None:
+        """Roll back, delete the files of the uncommitted segments, release the lock (each step
+        tried even when the one before fails: a failed write must never leave the lock held)."""
+        for step in (writer.rollback, writer.garbage_collect_files, self._release):
+            try:
+                step()
+            except Exception:  # noqa: S112 (the write's own error is the one to report)
+                continue
+        self._writer = None
+        _OPEN_SLOTS.discard(self)
 
     def _release(self) -> None:
         writer, self._writer = self._writer, None
@@ -104,6 +124,18 @@ class WriterSlot:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+
+def out_of_space(exc: BaseException, where: str) -> bool:
+    """Whether a failed write ran out of disk space: the OS said so, or the file system is full."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return True
+    if "No space left" in str(exc) or "os error 28" in str(exc):
+        return True
+    try:
+        return shutil.disk_usage(where).free < FULL_DISK_BYTES
+    except OSError:
+        return False
 
 
 @atexit.register

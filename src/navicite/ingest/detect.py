@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from navicite.errors import UserInputError
-from navicite.ingest.base import FORMATS, Failure, one_line
+from navicite.ingest.base import FORMATS, Failure, bom_encoding, one_line
 
 #: File name endings of each format, used for ``auto`` and to pick files from folders.
 EXTENSIONS: dict[str, tuple[str, ...]] = {
@@ -27,12 +27,16 @@ class Plan:
     """The files of one ingest, each with its format.
 
     ``skipped`` are files inside folders that are of no known format (or not of
-    the requested one); ``failures`` are folders that could not be listed.
+    the requested one); ``failures`` are folders that could not be listed;
+    ``repeated`` are folders reached again through a symbolic link (``self -> .``),
+    left out so that a link loop cannot make the walk endless.
     """
 
     items: list[tuple[Path, str]] = field(default_factory=list)
     skipped: list[Path] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
+    repeated: list[Path] = field(default_factory=list)
+    _walked: set[Path] = field(default_factory=set, repr=False)
 
 
 def format_by_extension(path: Path) -> str | None:
@@ -53,6 +57,9 @@ def sniff_format(path: Path) -> str | None:
         return None  # the loader reports why it cannot be read
     if head.startswith(b"%PDF-"):
         return "pdf"
+    encoding = bom_encoding(head)
+    if encoding is not None:  # UTF-16/32 text: look at it as UTF-8 (a cut last character is dropped)
+        head = head.decode(encoding, errors="ignore").encode("utf-8")
     if b"\x00" in head:
         return None
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
@@ -70,7 +77,16 @@ def _is_beir_folder(path: Path) -> bool:
 
 
 def _walk(folder: Path, fmt: str, plan: Plan) -> None:
-    """Add a folder's files to the plan, recursively, in name order, skipping hidden entries."""
+    """Add a folder's files to the plan, recursively, in name order, skipping hidden entries.
+
+    Each folder is walked once by its real path: a link back to a folder already walked
+    (a loop, or a second way to the same place) is recorded in ``plan.repeated`` instead.
+    """
+    real = folder.resolve()
+    if real in plan._walked:
+        plan.repeated.append(folder)
+        return
+    plan._walked.add(real)
     if fmt in ("auto", "beir") and _is_beir_folder(folder):
         # A BEIR folder also holds queries and qrels, which are not documents.
         plan.items.append((folder, "beir"))

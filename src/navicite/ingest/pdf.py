@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from navicite.documents import Document
-from navicite.ingest.base import Failure, LoadStream, file_id, file_link, one_line
+from navicite.ingest.base import Failure, LoadStream, file_id, file_link, one_line, path_text
 from navicite.ingest.pdf_text import DEFAULT_LANGUAGE, join_pages, repair_pages
 from navicite.text.sections import OutlineEntry, numbered_headings, outline_sections
 from navicite.text.language import UNKNOWN, detect_language
@@ -138,7 +138,7 @@ def load_pdf(path: Path) -> LoadStream:
         return
     first_line = next((line.strip() for line in body.splitlines() if line.strip()), "")
     title = _usable_title(meta_title) or first_line[:200]
-    metadata: dict[str, object] = {"source": str(path), "format": "pdf", "pages": len(pages), "page_starts": page_starts}
+    metadata: dict[str, object] = {"source": path_text(path), "format": "pdf", "pages": len(pages), "page_starts": page_starts}
     sections = outline_sections(outline, body, page_starts) if outline else []
     if sections:
         metadata["sections"], metadata["sections_from"] = sections, "outline"

@@ -160,6 +160,17 @@ def record_to_document(record: dict[str, Any], mapping: FieldMapping, where: str
     )
 
 
+def checked_record(record: Any, mapping: FieldMapping, where: str) -> Document | Failure | EmptyRecord:
+    """:func:`record_to_document`, with anything it raises on a hostile record (a list nested
+    thousands deep in a field, say) as a failure of that record alone."""
+    try:
+        return record_to_document(record, mapping, where)
+    except RecursionError:
+        return Failure(where, "record nested too deeply to read")
+    except Exception as exc:  # one bad record must not cost the records after it
+        return Failure(where, f"cannot read record ({type(exc).__name__}: {one_line(exc)})")
+
+
 class MalformedJSON(Failure):
     """A JSON line or file that does not parse; ``error`` keeps the parser's exception.
 
@@ -176,11 +187,23 @@ class MalformedJSON(Failure):
         return failure
 
 
+class TooDeeplyNested(ValueError):
+    """JSON nested deeper than the parser can follow (Python's recursion limit)."""
+
+
+def _parse(text: bytes) -> Any:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise TooDeeplyNested("nested too deeply to read (arrays or objects inside each other)") from None
+
+
 def json_lines(path: Path) -> Iterator[tuple[int, Any, ValueError | None]]:
     """The one JSON Lines reader: ``(line number, value, None)`` for each non-blank line.
 
-    A line that does not parse (bad JSON, or bytes that are not UTF-8) comes as
-    ``(line number, None, error)``, so the caller decides whether to go on or stop.
+    A line that does not parse (bad JSON, bytes that are not UTF-8, nesting too deep to
+    follow) comes as ``(line number, None, error)``, so the caller decides whether to go on
+    or stop; the lines after it are read either way.
 
     Raises:
         OSError: the file cannot be opened.
@@ -191,8 +214,8 @@ def json_lines(path: Path) -> Iterator[tuple[int, Any, ValueError | None]]:
             if not line:
                 continue
             try:
-                yield number, json.loads(line), None
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                yield number, _parse(line), None
+            except (json.JSONDecodeError, UnicodeDecodeError, TooDeeplyNested) as exc:
                 yield number, None, exc
 
 
@@ -202,10 +225,11 @@ def read_json(path: Path) -> Any:
     Raises:
         json.JSONDecodeError: the file is not valid JSON (its ``lineno`` names the line).
         UnicodeDecodeError: the file is not UTF-8 text.
+        TooDeeplyNested: the file nests arrays or objects too deeply to read.
         OSError: the file cannot be opened.
     """
     with path.open("rb") as handle:
-        return json.load(handle)
+        return _parse(handle.read())
 
 
 def load_jsonl(path: Path, mapping: FieldMapping) -> RecordStream:
@@ -215,7 +239,7 @@ def load_jsonl(path: Path, mapping: FieldMapping) -> RecordStream:
         if error is not None:
             yield MalformedJSON.of(where, error)
             continue
-        yield record_to_document(record, mapping, where)
+        yield checked_record(record, mapping, where)
 
 
 def _is_title_corpus(data: Any) -> bool:
@@ -255,7 +279,7 @@ def _read_json(path: Path) -> Any:
     """A whole JSON file, or a Failure naming it when it does not parse."""
     try:
         return read_json(path)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, TooDeeplyNested) as exc:
         return MalformedJSON.of(str(path), exc)
 
 
@@ -265,11 +289,11 @@ def json_documents(data: Any, path: Path, mapping: FieldMapping) -> RecordStream
         yield data
     elif isinstance(data, list):
         for index, record in enumerate(data):
-            yield record_to_document(record, mapping, f"{path}#{index}")
+            yield checked_record(record, mapping, f"{path}#{index}")
     elif _is_title_corpus(data):
         yield from title_corpus_documents(data, path)
     elif isinstance(data, dict):
-        yield record_to_document(data, mapping, str(path))
+        yield checked_record(data, mapping, str(path))
     else:
         yield Failure(str(path), f"expected a JSON array or object, got {type(data).__name__}")
 

@@ -42,7 +42,8 @@ class IngestSummary:
 
     ``added``/``replaced``/``unchanged`` count distinct document ids; ``duplicates``
     are ids that occurred more than once in the run (the last occurrence was kept);
-    ``skipped`` are files inside folders that are of no known format; ``empty``
+    ``skipped`` are files inside folders that are of no known format; ``repeated`` are
+    folders reached again through a symbolic link, not read twice; ``empty``
     are records with no title, abstract or text, left out without failing the run.
     """
 
@@ -54,6 +55,7 @@ class IngestSummary:
     duplicates: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     empty: list[EmptyRecord] = field(default_factory=list)
+    repeated: list[str] = field(default_factory=list)
 
     @property
     def documents(self) -> int:
@@ -78,6 +80,7 @@ class IngestSummary:
             "failed": [{"path": f.path, "reason": f.reason} for f in self.failed],
             "duplicates": self.duplicates,
             "skipped": self.skipped,
+            "repeated_folders": self.repeated,
             # Ids only: places name files, which a server must not show its clients.
             "empty": len(self.empty),
             "empty_ids": [e.id for e in self.empty if e.id],
@@ -142,7 +145,8 @@ class IngestRunner:
         """
         started = time.perf_counter()
         plan = plan_paths([Path(p) for p in paths], fmt)
-        summary = IngestSummary(failed=list(plan.failures), skipped=[str(p) for p in plan.skipped])
+        summary = IngestSummary(failed=list(plan.failures), skipped=[str(p) for p in plan.skipped],
+                                repeated=[str(p) for p in plan.repeated])
         return self._write(chain(self._read(plan.items, mapping), documents), summary, started)
 
     def add(self, items: Iterable[Document | Failure | EmptyRecord]) -> IngestSummary:

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from navicite.documents import Document
-from navicite.ingest.base import Failure, LoadStream, file_id, file_link, one_line, read_text_file
+from navicite.ingest.base import Failure, LoadStream, file_id, file_link, one_line, path_text, read_text_file
 from navicite.text.sections import Section, markdown_sections, plain_text_sections, section
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
@@ -17,7 +17,7 @@ _DOCUMENT_FIELDS = ("id", "title", "abstract", "link")
 
 
 def _title_from_name(path: Path) -> str:
-    return path.stem.replace("_", " ").strip()
+    return path_text(path.stem).replace("_", " ").strip()
 
 
 def _read(path: Path) -> str | Failure:
@@ -60,7 +60,7 @@ def _whole_file(
         yield Failure(str(path), "file is empty (no text)")
         return
     metadata: dict[str, object] = {k: v for k, v in extra.items() if k not in _DOCUMENT_FIELDS}
-    metadata.update({"source": str(path), "format": fmt})
+    metadata.update({"source": path_text(path), "format": fmt})
     if sections:
         metadata["sections"] = sections
     yield Document(
