@@ -15,15 +15,17 @@ its passages) before the document itself, so a crash never leaves derived data w
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from navicite.config import Settings
 from navicite.documents import Document, Passage
-from navicite.errors import IndexStoreError
+from navicite.errors import DiskFullError, IndexStoreError
 from navicite.index.base import LexicalIndex, UpsertReport
 from navicite.ingest.base import Failure
 from navicite.ingest.records import EmptyRecord, FieldMapping
@@ -37,6 +39,10 @@ from navicite.vectors import STORE_FILE, VectorStore, text_key
 INFO_FILE = "navicite-passages.json"
 #: Present while a document write's passages are not yet committed.
 PENDING_FILE = "navicite-passages.pending"
+#: Room kept in the data directory and given up when a write finds the disk full, so that taking
+#: the failed batch back (a delete: a few small files) can still be written.
+RESERVE_FILE = "navicite-reserve"
+RESERVE_BYTES = 512 * 1024
 #: Raised when a release's repair must run once on older passage indexes: 2 removes the passages
 #: an interrupted ``docs delete`` of an earlier release left without their document.
 REPAIR_LEVEL = 2
@@ -137,6 +143,7 @@ class CollectionStore:
         """Add new documents, replace changed ones (their passages and trees go with them), skip unchanged ones."""
         batch = list(documents)
         passages = self._checked_passages(strict=True)  # checked before the write, so a rebuild never sees half of it
+        self._keep_reserve()
         with self._pending() as pending:
             report = self.documents.upsert(batch)
             pending.changed = True
@@ -149,6 +156,7 @@ class CollectionStore:
             except BaseException:
                 # A batch of new documents whose passages could not be written (a full disk) is
                 # taken back whole; replaced documents lost their old passages, so the repair is due.
+                (self.settings.home / RESERVE_FILE).unlink(missing_ok=True)
                 if not report.replaced and self._take_back(report.added):
                     pending.changed = False
                 raise
@@ -238,6 +246,23 @@ class CollectionStore:
 
     def _pending(self) -> _Pending:
         return _Pending(self.settings.passage_index_dir, self.words)
+
+    def _keep_reserve(self) -> None:
+        """Make sure the reserve is there before a write; a disk without room for it is full already."""
+        path = self.settings.home / RESERVE_FILE
+        if path.is_file() and path.stat().st_size >= RESERVE_BYTES:
+            return
+        try:
+            self.settings.home.mkdir(parents=True, exist_ok=True)
+            with path.open("wb") as handle:
+                handle.write(os.urandom(RESERVE_BYTES))  # not zeros: a compressing file system would keep no room
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            path.unlink(missing_ok=True)
+            if exc.errno == errno.ENOSPC:
+                raise DiskFullError(str(self.settings.home)) from exc
+            raise
 
     def _take_back(self, doc_ids: list[str]) -> bool:
         """Delete documents just added; False when that fails too (the error being handled is the one to report)."""

@@ -94,8 +94,8 @@ class VectorStore:
         """Remove deleted documents: their rows of the document table, and the vectors (of every
         model) of the text ``keys`` that no remaining document row still uses. One transaction."""
         ids, wanted = list(doc_ids), list(dict.fromkeys(keys))
-        with self._lock:
-            with self._db:  # commits at the end, rolls back on an error
+        try:
+            with self._lock, self._db:  # one transaction: committed at the end, rolled back on an error
                 for start in range(0, len(ids), 500):  # SQLite caps the number of bound parameters
                     chunk = ids[start : start + 500]
                     self._db.execute(f"DELETE FROM documents WHERE doc_id IN ({','.join('?' * len(chunk))})", chunk)
@@ -106,6 +106,8 @@ class VectorStore:
                         "AND key NOT IN (SELECT key FROM documents)",
                         chunk,
                     )
+        except sqlite3.Error as exc:
+            raise IndexStoreError(f"cannot remove vectors from {self.path} ({exc}); nothing was deleted") from exc
 
     def document_vectors(self) -> tuple[list[str], np.ndarray]:
         """Every recorded document with a vector of this model: ids and one row each."""

@@ -25,8 +25,6 @@ from navicite.documents import Passage
 KILLER = Path(__file__).with_name("kill_at_commit.py")
 WORDS = "folic acid homocysteine protein gene cell tissue river mountain city bridge vitamin".split()
 DOCS, DELETED = 3000, 2000
-#: Records per committed batch of the full-disk ingest.
-BATCH = 300
 
 
 def _navicite(home: Path, *args: str) -> list[str]:
@@ -177,11 +175,14 @@ def _search(home: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-def test_ingest_on_a_full_disk_says_so_in_one_line_and_leaves_nothing_behind(small_disk: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("batch", [200, 300])  # here the disk fills during the passages' write, there the documents'
+def test_ingest_on_a_full_disk_says_so_in_one_line_and_leaves_nothing_behind(
+    small_disk: Path, tmp_path: Path, batch: int
+) -> None:
     home = small_disk / "home"
     _ingest(home, _corpus(tmp_path / "small.jsonl", 50))
     big = _corpus(tmp_path / "big.jsonl", 6000, prefix="b")  # about 6 MB of records: cannot fit in 3 MB
-    done = _run(home, "-s", f"ingest.batch_size={BATCH}", "ingest", str(big))
+    done = _run(home, "-s", f"ingest.batch_size={batch}", "ingest", str(big))
     lines = done.stderr.strip().splitlines()
     documents = _out_of_step(home)[0]
     print(f"full-disk ingest: exit {done.returncode}, stderr {lines}, documents kept {documents}")
@@ -192,7 +193,7 @@ def test_ingest_on_a_full_disk_says_so_in_one_line_and_leaves_nothing_behind(sma
     found = _search(home)
     assert found.returncode == 0 and json.loads(found.stdout), found.stderr
     assert "could not be repaired" not in found.stderr  # nothing was left half-written
-    assert (documents - 50) % BATCH == 0  # whole batches only: the failed one was taken back
+    assert (documents - 50) % batch == 0  # whole batches only: the failed one was taken back
     assert _out_of_step(home)[1:] == (0, 0)
 
 

@@ -7,9 +7,9 @@ seconds after a commit; the next batch reuses it, and merges run in the
 background meanwhile. When idle, at :meth:`WriterSlot.close` or at exit, the
 merges are finished and the lock is released for other processes.
 
-A write that fails (a full disk, say) is rolled back and the files it had begun are deleted
-before the lock is given up, so a failed write leaves the index as its last commit left it and
-takes no disk space.
+A write that fails (a full disk, say) is rolled back; whenever the writer is given up, the files
+no commit uses (a failed write's, a failed merge's) are deleted, so a failed write leaves the
+index as its last commit left it and takes no disk space.
 """
 
 from __future__ import annotations
@@ -103,9 +103,9 @@ class WriterSlot:
                 return writer
 
     def _give_up(self, writer: tantivy.IndexWriter) -> None:
-        """Roll back, delete the files of the uncommitted segments, release the lock (each step
-        tried even when the one before fails: a failed write must never leave the lock held)."""
-        for step in (writer.rollback, writer.garbage_collect_files, self._release):
+        """Roll back and release the lock (which deletes the files of the uncommitted segments);
+        each step tried even when the one before fails: a failed write must never leave the lock held."""
+        for step in (writer.rollback, self._release):
             try:
                 step()
             except Exception:  # noqa: S112 (the write's own error is the one to report)
@@ -116,9 +116,30 @@ class WriterSlot:
     def _release(self) -> None:
         writer, self._writer = self._writer, None
         if writer is not None:
-            # Consumes the writer: merges finish, then the lock file is released.
-            writer.wait_merging_threads()
             _OPEN_SLOTS.discard(self)
+            try:
+                # Consumes the writer: merges finish, then the lock file is released.
+                writer.wait_merging_threads()
+            finally:
+                self._collect_garbage()
+
+    def _collect_garbage(self) -> None:
+        """Delete the files no commit uses: a failed write's, or a merge's that failed (on a full disk).
+
+        tantivy deletes them at its next commit, which a full disk may never allow; with the lock
+        free again, a short-lived writer does it now. Another process holding the lock by then
+        collects them at its own commits.
+        """
+        try:
+            writer = self._index.writer(MIN_HEAP_PER_THREAD, 1)
+        except ValueError:
+            return
+        try:
+            writer.garbage_collect_files()
+        except ValueError:
+            pass  # nothing lost: the next commit collects them
+        finally:
+            writer.wait_merging_threads()
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
