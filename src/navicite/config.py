@@ -123,7 +123,17 @@ class LLMSettings(Section):
     temperature: float = Field(0.1, ge=0.0, le=2.0)
     max_tokens: int = Field(512, ge=1)
     concurrency: int = Field(1, ge=1, le=64)
-    timeout_s: float = Field(300.0, gt=0)
+    timeout_s: float = Field(
+        300.0, gt=0,
+        description="OpenAI backend: longest wait for each step of one request (connecting, each read of the reply); "
+        "a reply that keeps trickling in is bounded by llm.answer_timeout_s instead.",
+    )
+    answer_timeout_s: float = Field(
+        600.0, gt=0,
+        description="Longest time one answer may take, all its model calls together (every backend; the OpenAI one "
+        "is cut off mid-reply, the embedded one between calls and between streamed pieces). Past it the answer fails "
+        "with one line naming this setting.",
+    )
     retries: int = Field(3, ge=0, le=10)
     cache: bool = True
     seed: int = 0
@@ -393,6 +403,16 @@ class ServerSettings(Section):
     port: int = Field(8000, ge=1, le=65535)
     api_key: str | None = None
     max_upload_mb: int = Field(20, ge=1)
+    max_body_kb: int = Field(
+        1024, ge=1,
+        description="Largest request body of the endpoints other than uploads (search, ask, chat), refused with 413 "
+        "before it is read; uploads have server.max_upload_mb.",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names the server answers besides loopback names and the bound address (e.g. the name a "
+        "reverse proxy or the LAN uses); other Host headers get 421, against DNS rebinding. '*' allows any.",
+    )
 
 
 class Settings(BaseSettings):
