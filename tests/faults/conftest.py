@@ -90,13 +90,13 @@ def run_navicite(home: Path, *args: str, settings: tuple[str, ...] = (), timeout
     return done, time.monotonic() - started
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def served() -> type[Served]:
     """``Served``, for tests: ``with served(home, "llm.backend=none") as server: ...``."""
     return Served
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def cli():  # type: ignore[no-untyped-def]
     """:func:`run_navicite`, for tests."""
     return run_navicite

@@ -8,7 +8,7 @@ line on stderr naming the problem, a non-zero exit, within the answer's deadline
 (``llm.answer_timeout_s``). The chat endpoint of a running ``navicite serve`` must answer such
 a failure with an error status the ``openai`` package raises, never with a made-up answer.
 
-Timeouts are set short through settings so the suite runs in well under a minute.
+Timeouts are set short through settings (seconds, not the minutes of the defaults).
 """
 
 from __future__ import annotations

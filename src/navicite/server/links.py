@@ -2,8 +2,8 @@
 
 A document ingested from a file has a ``file://`` link to it, which is useful in the terminal
 of the machine that holds the file and a leak of that machine's folders to anyone else. Over
-HTTP a source's link is its own web link when it has one (``http``/``https``), and otherwise
-the server's own route for the document (``GET /v1/documents/{id}``), made absolute with the
+HTTP a source's link is its own web link when it has one (``http``/``https``), none when it has
+none, and otherwise (a file, any other scheme) the server's own route for the document (``GET /v1/documents/{id}``), made absolute with the
 address the client used.
 """
 
@@ -24,8 +24,8 @@ def document_url(base: str, doc_id: str) -> str:
 
 
 def public_link(link: str, doc_id: str, base: str) -> str:
-    """``link`` if it is a web link, else the document's route on this server (empty without an id)."""
-    if urlsplit(link).scheme.lower() in _WEB_SCHEMES:
+    """``link`` if it is a web link or empty, else the document's route on this server (empty without an id)."""
+    if not link or urlsplit(link).scheme.lower() in _WEB_SCHEMES:
         return link
     return document_url(base, doc_id) if doc_id else ""
 
