@@ -231,11 +231,14 @@ def test_a_hanging_server_is_stopped_at_the_answer_deadline(small_collection: Pa
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("analysis", ["llm", "statistical"])
 def test_a_dripping_server_is_stopped_at_the_answer_deadline(small_collection: Path, model_server: type[FakeModelServer],
-                                                              cli: Cli) -> None:
-    """One byte every 0.5 s never trips the per-read timeout (2 s); the answer's deadline (4 s) still ends it."""
+                                                              cli: Cli, analysis: str) -> None:
+    """One byte every 0.5 s never trips the per-read timeout (2 s); the answer's deadline (4 s) still ends it,
+    whether the drip is a whole reply (the keyword analysis) or a stream (the draft, with no analysis call)."""
     with model_server("drip", drip_s=0.5) as server:
-        done, seconds = cli(small_collection, "ask", QUESTION, settings=model_settings(server.url))
+        done, seconds = cli(small_collection, "ask", QUESTION,
+                            settings=model_settings(server.url, f"retrieve.analysis={analysis}"))
     _assert_one_line_failure(done, "llm.answer_timeout_s", server.url)
     assert seconds < 4 + 15, seconds
 

@@ -82,9 +82,12 @@ class OpenAICompatLLM(BaseLLM):
             ) from None
 
     def _generate_stream(self, request: ChatRequest) -> Iterator[str | Completion]:
-        with self._open_stream(request) as response, self._reading(response, "while it streamed the reply"):
-            events = _sse_events(self._checked(response.iter_lines()), self.base_url)
-            yield from stream_pieces(events, source=f"the LLM server at {self.base_url}")
+        try:
+            with self._open_stream(request) as response, _cut_at_deadline(response):
+                events = _sse_events(self._checked(response.iter_lines()), self.base_url)
+                yield from stream_pieces(events, source=f"the LLM server at {self.base_url}")
+        except httpx.TransportError as exc:  # closed or timed out mid-stream: one error naming the server
+            raise self._broken(exc, "while it streamed the reply") from None
 
     def _post(self, body: dict[str, Any]) -> httpx.Response:
         """The response to ``body``, headers read, body not yet (each wait cut to the deadline's time left)."""
@@ -97,7 +100,7 @@ class OpenAICompatLLM(BaseLLM):
         """POST with retries; returns a successful, fully read response."""
         while True:
             body = self._body(request, stream)
-            response = self._whole(self._with_retries(lambda: self._post(body)))
+            response = self._with_retries(lambda: self._whole(self._post(body)))
             if self._schema_refused(request, response):
                 request = self._without_schema_support(request)
                 continue
@@ -109,7 +112,7 @@ class OpenAICompatLLM(BaseLLM):
         if response.is_stream_consumed:  # already in memory (a transport that reads whole replies)
             return response
         try:
-            with self._reading(response, "while it sent the reply"):
+            with _cut_at_deadline(response):
                 raw = b"".join(self._checked(response.iter_raw()))
         finally:
             response.close()
@@ -128,25 +131,6 @@ class OpenAICompatLLM(BaseLLM):
             yield response
         finally:
             response.close()
-
-    @contextmanager
-    def _reading(self, response: httpx.Response, during: str) -> Iterator[None]:
-        """Read ``response`` in the block: its connection is shut when the deadline passes, and a reply that
-        breaks off (closed connection, timeout) becomes one error naming the server."""
-        left = deadline.time_left()
-        stream = response.extensions.get("network_stream")
-        sock = stream.get_extra_info("socket") if stream is not None else None
-        timer = threading.Timer(left, _shut, (sock,)) if left is not None and isinstance(sock, socket.socket) else None
-        if timer is not None:
-            timer.daemon = True
-            timer.start()
-        try:
-            yield
-        except httpx.TransportError as exc:
-            raise self._broken(exc, during) from None
-        finally:
-            if timer is not None:
-                timer.cancel()
 
     def _checked(self, items: Iterable[Any]) -> Iterator[Any]:
         """``items`` with the deadline checked before each (a dripping server sends one byte per read)."""
@@ -252,6 +236,25 @@ def _sse_events(lines: Iterator[str], server: str) -> Iterator[dict[str, Any]]:
             message = error.get("message", error) if isinstance(error, dict) else error
             raise LLMError(f"the LLM server at {server} failed while it streamed the reply: {str(message)[:300]}")
         yield event
+
+
+@contextmanager
+def _cut_at_deadline(response: httpx.Response) -> Iterator[None]:
+    """Read ``response`` in the block; its connection is shut if the deadline passes meanwhile (a read
+    blocked on a dripping or silent server then returns at once, and the caller reports the deadline)."""
+    left = deadline.time_left()
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if left is None or not isinstance(sock, socket.socket):
+        yield
+        return
+    timer = threading.Timer(left, _shut, (sock,))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def _shut(sock: socket.socket) -> None:
