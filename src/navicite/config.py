@@ -129,10 +129,11 @@ class LLMSettings(Section):
         "a reply that keeps trickling in is bounded by llm.answer_timeout_s instead.",
     )
     answer_timeout_s: float = Field(
-        600.0, gt=0,
-        description="Longest time one answer may take, all its model calls together (every backend; the OpenAI one "
-        "is cut off mid-reply, the embedded one between calls and between streamed pieces). Past it the answer fails "
-        "with one line naming this setting.",
+        900.0, gt=0,
+        description="Longest time one answer may take, retrieval and all its model calls together (every backend; the "
+        "OpenAI one is cut off mid-reply, the embedded one between calls and between streamed pieces). Past it the "
+        "answer fails with one line naming this setting. The default leaves room for mode navi with the embedded "
+        "model on a busy machine (507 s per question at load 5-7, bench/README.md); lower it for a service.",
     )
     retries: int = Field(3, ge=0, le=10)
     cache: bool = True
