@@ -30,6 +30,7 @@ from navicite.index import free_text, parse_boolean
 from navicite.ingest import IngestProgress, IngestSummary
 from navicite.llm.base import LLM
 from navicite.pipeline import Engine, Event, Mode
+from navicite.text.utf8 import utf8_safe
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,7 @@ class Collection:
         Raises:
             QuerySyntaxError: ``boolean`` and the query does not parse (the message says where).
         """
+        query = utf8_safe(query)  # undecodable bytes of an argument or a JSON escape: replaced
         parsed = parse_boolean(query) if boolean else free_text(query)
         if parsed is None:
             return []

@@ -155,7 +155,18 @@ class LLMSettings(Section):
     concurrency: int = Field(
         1, ge=1, le=64, description="Model calls in flight at once (embedded: parallel slots, each with llm.context_size; a server: open requests)."
     )
-    timeout_s: float = Field(300.0, gt=0, description="OpenAI backend: seconds one request may take before it is retried.")
+    timeout_s: float = Field(
+        300.0, gt=0,
+        description="OpenAI backend: longest wait for each step of one request (connecting, each read of the reply); "
+        "a reply that keeps trickling in is bounded by llm.answer_timeout_s instead.",
+    )
+    answer_timeout_s: float = Field(
+        900.0, gt=0,
+        description="Longest time one answer may take, retrieval and all its model calls together (every backend; the "
+        "OpenAI one is cut off mid-reply, the embedded one between calls and between streamed pieces). Past it the "
+        "answer fails with one line naming this setting. The default leaves room for mode navi with the embedded "
+        "model on a busy machine (507 s per question at load 5-7, bench/README.md); lower it for a service.",
+    )
     retries: int = Field(3, ge=0, le=10, description="OpenAI backend: retries of a request that failed or timed out.")
     cache: bool = Field(True, description="Keep model answers in the data directory's cache folder and replay them for the same request (--no-cache bypasses it once).")
     seed: int = Field(0, description="Sampling seed sent with every call.")
@@ -448,6 +459,16 @@ class ServerSettings(Section):
         None, description="Bearer token every endpoint but /v1/health requires (env NAVICITE_API_KEY; shown masked)."
     )
     max_upload_mb: int = Field(20, ge=1, description="Largest upload of documents through the HTTP API, in MB.")
+    max_body_kb: int = Field(
+        1024, ge=1,
+        description="Largest request body of the endpoints other than uploads (search, ask, chat), refused with 413 "
+        "before it is read; uploads have server.max_upload_mb.",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names the server answers besides loopback names and the bound address (e.g. the name a "
+        "reverse proxy or the LAN uses); other Host headers get 421, against DNS rebinding. '*' allows any.",
+    )
 
 
 class Settings(BaseSettings):

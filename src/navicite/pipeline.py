@@ -31,6 +31,7 @@ from navicite.generate.answer import Answer, Source
 from navicite.generate.citeg import CiteG, Chosen
 from navicite.index.base import Hit, LexicalIndex
 from navicite.llm.base import LLM
+from navicite.llm.deadline import deadline
 from navicite.navigate.evidence import Navigation
 from navicite.navigate.navigator import Navigator
 from navicite.navigate.sources import evidence_sources, navigation_trace, paths_taken
@@ -38,6 +39,7 @@ from navicite.navigate.store import TreeStore
 from navicite.navigate.tree import KnowledgeTree
 from navicite.retrieve.mpr import MPRResult, MultiPortfolioRetriever
 from navicite.stages import StageRecorder, in_one_context
+from navicite.text.utf8 import utf8_safe
 
 Mode = Literal["mpr", "navi", "hybrid"]
 MODES: tuple[str, ...] = ("mpr", "navi", "hybrid")
@@ -179,9 +181,16 @@ class Engine:
             UserInputError: empty question, unknown mode, ``doc_ids`` outside mode navi, no
                 tree to navigate in mode navi, or nothing found.
             DocumentNotFound: a ``doc_ids`` entry names no document of the collection.
+            DeadlineExceeded: the answer took longer than ``llm.answer_timeout_s``.
         """
-        # Every step in one context: the stages' usage scopes span the steps (the draft is streamed).
-        yield from in_one_context(self._events(question, mode, doc_ids))
+        # Every step in one context: the stages' usage scopes span the steps (the draft is streamed),
+        # and so does the answer's one deadline.
+        yield from in_one_context(self._within_deadline(question, mode, doc_ids))
+
+    def _within_deadline(self, question: str, mode: Mode, doc_ids: list[str] | None) -> Iterator[Event]:
+        """The answer's events, all of its model calls done within ``llm.answer_timeout_s``."""
+        with deadline(self.settings.llm.answer_timeout_s):
+            yield from self._events(question, mode, doc_ids)
 
     def _events(self, question: str, mode: Mode, doc_ids: list[str] | None) -> Iterator[Event]:
         question = _checked(question)
@@ -311,7 +320,8 @@ class Engine:
 
 
 def _checked(question: str) -> str:
-    text = (question or "").strip()
+    # Undecodable bytes of a command-line argument, a JSON "\ud800": replaced, not a crash in the embedder.
+    text = utf8_safe(question or "").strip()
     if not text:
         raise UserInputError("the question is empty; ask something, e.g. navicite ask \"What causes X?\"")
     return text

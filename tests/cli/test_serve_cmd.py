@@ -33,7 +33,7 @@ def _free_port() -> int:
 
 def test_serves_page_and_api_with_key_from_environment(tmp_path: Path) -> None:
     port = _free_port()
-    env = {**os.environ, "NAVICITE_API_KEY": "k-123", "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "NAVICITE_API_KEY": "k-123-long-enough-key", "HF_HUB_OFFLINE": "1"}
     server = subprocess.Popen(
         [sys.executable, "-m", "navicite", "--home", str(tmp_path), "-s", "llm.backend=none",
          "serve", "--port", str(port), "--log-level", "warning"],
@@ -53,7 +53,7 @@ def test_serves_page_and_api_with_key_from_environment(tmp_path: Path) -> None:
         assert health.json()["auth"] is True
         assert httpx.get(f"{url}/").status_code == 200
         assert httpx.get(f"{url}/v1/documents").status_code == 401
-        listed = httpx.get(f"{url}/v1/documents", headers={"Authorization": "Bearer k-123"})
+        listed = httpx.get(f"{url}/v1/documents", headers={"Authorization": "Bearer k-123-long-enough-key"})
         assert listed.status_code == 200 and listed.json()["total"] == 0
     finally:
         server.terminate()

@@ -45,7 +45,7 @@ def short_answer_settings(home, *extra: str) -> Settings:
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory, real_llm: LLM) -> Iterator[TestClient]:
     settings = short_answer_settings(tmp_path_factory.mktemp("serve-real"))
-    with TestClient(create_app(settings, Engine(settings, llm=real_llm))) as test_client:
+    with TestClient(create_app(settings, Engine(settings, llm=real_llm)), base_url="http://localhost") as test_client:
         yield test_client
 
 

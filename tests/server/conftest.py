@@ -48,7 +48,7 @@ def make_client(sample_settings: Settings, engine: Engine) -> Iterator[Callable[
         settings = sample_settings
         if overrides:
             settings = load_settings(sample_settings.home, ["llm.backend=none", *overrides])
-        client = TestClient(create_app(settings, engine))
+        client = TestClient(create_app(settings, engine), base_url="http://localhost")  # a Host the server answers
         clients.append(client)
         return client
 

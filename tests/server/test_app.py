@@ -59,10 +59,10 @@ def test_an_app_closes_the_engine_it_made_and_leaves_a_given_one_open(sample_set
 
     closed = []
     monkeypatch.setattr(Engine, "close", lambda self: closed.append(self))
-    with TestClient(create_app(sample_settings, engine)) as given:
+    with TestClient(create_app(sample_settings, engine), base_url="http://localhost") as given:
         assert given.get("/v1/health").status_code == 200
     assert closed == []
     app = create_app(sample_settings)
-    with TestClient(app) as own:
+    with TestClient(app, base_url="http://localhost") as own:
         assert own.get("/v1/health").status_code == 200
     assert closed == [app.state.engine]

@@ -24,13 +24,13 @@ def test_refuses_public_bind_without_key(tmp_path):
     check_bind(settings, "127.0.0.1")
     with pytest.raises(UserInputError, match="NAVICITE_API_KEY"):
         check_bind(settings, "0.0.0.0")
-    check_bind(load_settings(tmp_path, ["server.api_key=s3cret"]), "0.0.0.0")
+    check_bind(load_settings(tmp_path, ["server.api_key=s3cret-key-long-enough"]), "0.0.0.0")
 
 
 def test_key_from_environment(tmp_path, monkeypatch):
-    monkeypatch.setenv("NAVICITE_API_KEY", "from-env")
+    monkeypatch.setenv("NAVICITE_API_KEY", "from-env-long-enough")
     settings = load_settings(tmp_path)
-    assert settings.server.api_key == "from-env"
+    assert settings.server.api_key == "from-env-long-enough"
     check_bind(settings, "0.0.0.0")
 
 

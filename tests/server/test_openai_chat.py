@@ -288,7 +288,8 @@ def test_reply_text_flags_unsupported_sentences_and_ends_with_the_block() -> Non
 
 
 def test_page_urls_open_pdfs_at_the_page_and_drop_unsafe_links() -> None:
-    assert page_url("file:///papers/a.pdf", [12, 13]) == "file:///papers/a.pdf#page=12"
+    assert page_url("https://example.org/papers/a.pdf", [12, 13]) == "https://example.org/papers/a.pdf#page=12"
+    assert page_url("file:///papers/a.pdf", [12]) == ""  # a path on the server's disk (links.py gives its route)
     assert page_url("https://example.org/a", [3]) == "https://example.org/a"
     assert page_url("javascript:alert(1)", []) == ""
     assert page_url("", [2]) == ""
@@ -316,7 +317,7 @@ def test_quiet_stages_are_waits_and_a_failure_is_the_last_piece() -> None:
         yield Event("token", {"text": "Folic"})
         raise UserInputError("no document in the collection matches this question")
 
-    pieces = _collect(reply_pieces(events(), heartbeat_s=0.1))
+    pieces = _collect(reply_pieces(events(), "http://localhost/", heartbeat_s=0.1))
     assert [p.kind for p in pieces].count("wait") >= 2
     assert [(p.kind, p.text) for p in pieces if p.kind != "wait"] == [
         ("thinking", "Folic"), ("error", "no document in the collection matches this question")]
@@ -327,7 +328,8 @@ def test_a_failure_mid_stream_is_an_openai_error_frame_before_done() -> None:
         raise RuntimeError("secret path /home/x")
         yield  # pragma: no cover
 
-    frames = _collect(_openai_frames("chatcmpl-1", Turn("navicite", "mpr", "q"), events(), include_usage=False))
+    frames = _collect(_openai_frames("chatcmpl-1", Turn("navicite", "mpr", "q"), events(), include_usage=False,
+                                     base="http://localhost/"))
     assert frames[-1] == "data: [DONE]\n\n"
     error = json.loads(frames[-2][len("data: "):])["error"]
     assert error["type"] == "server_error" and "secret" not in error["message"]

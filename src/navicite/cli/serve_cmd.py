@@ -28,7 +28,7 @@ def serve(
     bind_host = host or config.server.host
     bind_port = port or config.server.port
     check_bind(config, bind_host)
-    web_app = create_app(config)
+    web_app = create_app(config, host=bind_host)
     shown = f"[{bind_host}]" if ":" in bind_host else bind_host
     err_console.print(f"navicite on http://{shown}:{bind_port}/ (API docs at /docs); Ctrl+C stops it", highlight=False)
     uvicorn.run(web_app, host=bind_host, port=bind_port, log_level=log_level)

@@ -36,6 +36,7 @@ from navicite.eval.report import PER_QUESTION_FILE, SUMMARY_FILE, TABLE_FILE, ma
 from navicite.eval.runner import percentile
 from navicite.generate.answer import Answer
 from navicite.llm.base import LLM, LLMOutputError
+from navicite.llm.deadline import DeadlineExceeded
 from navicite.text.passages import page_text
 
 #: Built-in methods: name -> settings overrides. ``default`` is navicite as configured.
@@ -585,8 +586,9 @@ class DocQARunner:
         try:
             answer: Answer | None = engine.ask(question.question)
             error = None
-        except (UserInputError, LLMOutputError) as exc:
-            # Nothing found, or a reply the model could not repair: a wrong answer, not the end of the run.
+        except (UserInputError, LLMOutputError, DeadlineExceeded) as exc:
+            # Nothing found, a reply the model could not repair, an answer past llm.answer_timeout_s:
+            # a wrong answer, not the end of the run.
             answer, error = None, str(exc)
         record = DocQARecord(
             method=method.name, line=question.line, file=question.file, question=question.question,

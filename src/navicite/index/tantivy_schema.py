@@ -10,6 +10,7 @@ import tantivy
 from navicite.documents import PARENT_KEY, Document
 from navicite.index import INDEX_FORMATS, cjk
 from navicite.index.query import FIELDS
+from navicite.text.utf8 import utf8_safe  # noqa: F401  (tantivy_index and tantivy_render use it from here)
 
 #: Bumped (in navicite.index.INDEX_FORMATS) whenever the schema or analysis changes; an
 #: index of another format must be rebuilt.
@@ -100,17 +101,6 @@ def build_schema(analysis: Analysis) -> tantivy.Schema:
     for name in STORED_TEXT.values():
         builder.add_bytes_field(name, stored=True, indexed=False)
     return builder.build()
-
-
-def utf8_safe(text: str) -> str:
-    """The text with lone surrogates (from undecodable bytes) replaced: tantivy only takes valid UTF-8."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-    return text
 
 
 def to_tantivy(doc: Document, fingerprint: str, language: str, exact_fields: bool = False) -> tantivy.Document:

@@ -15,6 +15,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -22,6 +23,7 @@ from pydantic import BaseModel
 
 from navicite import prompts
 from navicite.llm.base import CallOptions, LLMInputError, LLMOutputError, Message, Usage, UsageLog
+from navicite.llm import deadline
 from navicite.llm.cache import AnswerCache, CachedAnswer, cache_key
 from navicite.llm.jsonout import ReplyError, json_schema_of, parse_reply
 from navicite.text.tokens import estimate_tokens
@@ -161,13 +163,14 @@ class BaseLLM(ABC):
             yield cached.text
             return
         started = time.perf_counter()
-        with self._slots:
+        with self._slot():
             self._check_length(request)
             pieces: list[str] = []
             completion: Completion | None = None
             produced = self._generate_stream(request)
             try:
                 for item in produced:
+                    deadline.check(f"{self.name} was still writing its reply")
                     if isinstance(item, Completion):
                         completion = item
                     else:
@@ -179,6 +182,18 @@ class BaseLLM(ABC):
         completion.text = "".join(pieces)
         self._account(options, completion, time.perf_counter() - started)
         self._store(request, options, completion)
+
+    @contextmanager
+    def _slot(self) -> Iterator[None]:
+        """One of the backend's concurrent slots, waited for no longer than the open deadline allows."""
+        deadline.check(f"no time was left for a call of {self.name}")
+        left = deadline.time_left()
+        if not self._slots.acquire(timeout=left):
+            raise deadline.exceeded(f"it was still waiting for {self.name} to be free")
+        try:
+            yield
+        finally:
+            self._slots.release()
 
     def _request(
         self, messages: list[Message] | tuple[Message, ...], options: CallOptions, json_schema: dict[str, Any] | None = None
@@ -247,9 +262,10 @@ class BaseLLM(ABC):
         if cached is not None:
             return Completion(cached.text, finish_reason="cached")
         started = time.perf_counter()
-        with self._slots:
+        with self._slot():
             self._check_length(request)
             completion = self._generate(request)
+        deadline.check(f"{self.name} finished its reply too late")  # a backend that cannot be stopped mid-call (embedded)
         self._account(options, completion, time.perf_counter() - started)
         if validate is not None:
             try:

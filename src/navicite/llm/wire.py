@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from navicite.llm.base import LLMError
 from navicite.llm.core import ChatRequest, Completion
 
 
@@ -55,19 +56,29 @@ def completion_from(data: dict[str, Any], text: str | None = None, finish_reason
 
 
 def stream_pieces(
-    chunks: Iterable[dict[str, Any]], check: Callable[[dict[str, Any]], None] | None = None
+    chunks: Iterable[dict[str, Any]], check: Callable[[dict[str, Any]], None] | None = None, source: str = "the model"
 ) -> Iterator[str | Completion]:
-    """Text pieces of a chunk stream, then a :class:`Completion` with its usage (text left empty)."""
+    """Text pieces of a chunk stream, then a :class:`Completion` with its usage (text left empty).
+
+    Raises:
+        LLMError: the stream ended without one choice (``source`` names who sent it): an empty
+            reply is the server failing, not the model saying nothing.
+    """
     finish = "stop"
     last: dict[str, Any] = {}
+    chosen = False
     for chunk in chunks:
         if check is not None:
             check(chunk)
         if chunk.get("usage") or chunk.get("timings"):
             last = chunk
         for choice in chunk.get("choices") or []:
+            chosen = True
             piece = (choice.get("delta") or {}).get("content")
             if piece:
                 yield piece
             finish = choice.get("finish_reason") or finish
+    if not chosen:
+        raise LLMError(f"{source} ended its streamed reply without any choice (an empty 'choices' list or no event); "
+                       "check the server and its log")
     yield completion_from(last, text="", finish_reason=finish)

@@ -25,6 +25,7 @@ from navicite.config import Settings
 from navicite.errors import DocumentNotFound, NaviciteError, QuerySyntaxError, UserInputError
 from navicite.server.auth import require_key
 from navicite.server.routes import ask, documents, openai_chat, search, system, trees
+from navicite.server.security import RequestGuard
 from navicite.server.uploads import UnsupportedUpload, UploadTooLarge
 
 if TYPE_CHECKING:
@@ -52,9 +53,16 @@ def status_of(exc: NaviciteError) -> int:
         return 404
     if isinstance(exc, UserInputError):
         return 400
-    from navicite.llm.base import LLMUnavailableError
+    from navicite.llm.base import LLMError, LLMInputError, LLMUnavailableError
+    from navicite.llm.deadline import DeadlineExceeded
 
-    return 503 if isinstance(exc, LLMUnavailableError) else 500
+    if isinstance(exc, DeadlineExceeded):
+        return 504  # the model did not finish within llm.answer_timeout_s
+    if isinstance(exc, LLMUnavailableError):
+        return 503
+    if isinstance(exc, LLMError) and not isinstance(exc, LLMInputError):
+        return 502  # the model server sent a broken reply: a bad gateway, not a fault of this server
+    return 500
 
 
 async def _navicite_error(request: Request, exc: Exception) -> JSONResponse:
@@ -71,13 +79,14 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": "bad request: " + "; ".join(problems), "error": "ValidationError"}, status_code=422)
 
 
-def create_app(settings: Settings, engine: Engine | None = None) -> FastAPI:
+def create_app(settings: Settings, engine: Engine | None = None, host: str | None = None) -> FastAPI:
     """The navicite web app for one collection.
 
     Args:
-        settings: the collection's settings (``server`` section: api key, upload limit).
+        settings: the collection's settings (``server`` section: api key, limits, allowed hosts).
         engine: the engine to serve; one is created from ``settings`` when omitted, and then
             closed when the app shuts down (a given engine is its caller's to close).
+        host: the address the app is served on (default ``server.host``): the Host names it answers.
     """
     owned = engine is None
     if engine is None:
@@ -109,6 +118,8 @@ def create_app(settings: Settings, engine: Engine | None = None) -> FastAPI:
         app.include_router(module.router, prefix="/v1", dependencies=[Depends(require_key)])
     # Ollama's clients expect its paths at the root of the server, not under /v1.
     app.include_router(openai_chat.ollama_router, prefix="/api", dependencies=[Depends(require_key)])
+
+    app.add_middleware(RequestGuard, settings=settings, bind_host=host)  # Host, origin, size: security.py
 
     @app.middleware("http")
     async def page_headers(request: Request, call_next: Any) -> Any:

@@ -32,12 +32,31 @@ def is_loopback(host: str) -> bool:
         return False  # a host name other than localhost may resolve to anything
 
 
-def check_bind(settings: Settings, host: str | None = None) -> None:
-    """Refuse to serve on a non-loopback address without an API key.
+#: Shortest API key accepted: a key of a few characters is guessed by trying.
+MIN_KEY_LENGTH = 16
+
+
+def check_key(settings: Settings) -> None:
+    """Refuse an API key that is too short to keep anyone out.
 
     Raises:
-        UserInputError: ``host`` is reachable from other machines and no key is set.
+        UserInputError: ``server.api_key`` is set and has fewer than :data:`MIN_KEY_LENGTH` characters.
     """
+    key = settings.server.api_key
+    if key is not None and len(key.strip()) < MIN_KEY_LENGTH:
+        raise UserInputError(
+            f"the API key (NAVICITE_API_KEY or server.api_key) is too short ({len(key.strip())} characters); use at "
+            f"least {MIN_KEY_LENGTH}, e.g. from: python -c \"import secrets; print(secrets.token_urlsafe(24))\""
+        )
+
+
+def check_bind(settings: Settings, host: str | None = None) -> None:
+    """Refuse to serve on a non-loopback address without an API key, or with a key that is too short.
+
+    Raises:
+        UserInputError: ``host`` is reachable from other machines and no key is set, or the key is too short.
+    """
+    check_key(settings)
     host = host or settings.server.host
     if not is_loopback(host) and not settings.server.api_key:
         raise UserInputError(

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from navicite.text.utf8 import utf8_safe
+
+
+def _safe(value: Any) -> Any:
+    return utf8_safe(value) if isinstance(value, str) else value
+
+
+#: Text a client wrote: a JSON "\ud800" (a lone surrogate) is replaced before validation, so it
+#: neither fails it nor the embedder or the JSON reply later.
+ClientText = Annotated[str, BeforeValidator(_safe)]
 
 
 class _Body(BaseModel):
@@ -14,18 +25,18 @@ class _Body(BaseModel):
 class AskRequest(_Body):
     """A question for ``POST /v1/ask``."""
 
-    question: str = Field(..., min_length=1, max_length=4000, description="The question, in any language.")
+    question: ClientText = Field(..., min_length=1, max_length=4000, description="The question, in any language.")
     mode: Literal["mpr", "navi", "hybrid"] = Field(
         "mpr", description="How evidence is found: mpr (retrieval), navi (knowledge trees), hybrid (both)."
     )
-    doc_ids: list[str] | None = Field(None, max_length=100, description="Mode navi: navigate only these documents.")
+    doc_ids: list[ClientText] | None = Field(None, max_length=100, description="Mode navi: navigate only these documents.")
     stream: bool = Field(False, description="Send server-sent events (stage, token, reset, answer, error) instead of one JSON answer.")
 
 
 class SearchRequest(_Body):
     """A search for ``POST /v1/search``."""
 
-    query: str = Field(..., min_length=1, max_length=4000)
+    query: ClientText = Field(..., min_length=1, max_length=4000)
     k: int = Field(10, ge=1, le=200, description="Number of hits.")
     boolean: bool = Field(False, description="Read the query as Boolean syntax (AND, OR, NOT, quotes, field:term, prefix*).")
     snippets: bool = Field(True, description="Return a snippet with the matched words marked **like this**.")
@@ -53,8 +64,8 @@ class ChatMessage(_ClientBody):
     def text(self) -> str:
         """The message's text (the text parts of a list, joined; images and other parts are dropped)."""
         if isinstance(self.content, list):
-            return "\n".join(str(p.get("text", "")) for p in self.content if p.get("type") == "text")
-        return self.content or ""
+            return utf8_safe("\n".join(str(p.get("text", "")) for p in self.content if p.get("type") == "text"))
+        return utf8_safe(self.content or "")
 
 
 class ChatCompletionRequest(_ClientBody):

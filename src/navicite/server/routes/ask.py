@@ -12,6 +12,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from navicite.errors import NaviciteError
+from navicite.server.links import public_answer
 from navicite.server.schemas import AskRequest
 from navicite.server.streaming import HEARTBEAT_S, paced
 
@@ -23,13 +24,13 @@ def sse_frame(kind: str, data: dict[str, Any]) -> str:
     return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
 
 
-def _payload(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+def _payload(kind: str, data: dict[str, Any], base: str) -> dict[str, Any]:
     if kind == "answer":
-        return data["answer"].to_dict()
+        return public_answer(data["answer"], base).to_dict()
     return data
 
 
-async def answer_events(events: Iterator[Any], heartbeat_s: float = HEARTBEAT_S) -> AsyncIterator[str]:
+async def answer_events(events: Iterator[Any], heartbeat_s: float = HEARTBEAT_S, base: str = "") -> AsyncIterator[str]:
     """Engine events as SSE frames (see :func:`navicite.server.streaming.paced`).
 
     While a stage runs without events (retrieval can take a minute on a busy machine) a
@@ -39,7 +40,7 @@ async def answer_events(events: Iterator[Any], heartbeat_s: float = HEARTBEAT_S)
     """
     try:
         async for event in paced(events, heartbeat_s):
-            yield ": still working\n\n" if event is None else sse_frame(event.kind, _payload(event.kind, event.data))
+            yield ": still working\n\n" if event is None else sse_frame(event.kind, _payload(event.kind, event.data, base))
     except NaviciteError as exc:
         yield sse_frame("error", {"detail": str(exc), "error": type(exc).__name__})
     except Exception as exc:  # the client must learn the answer failed rather than wait forever
@@ -64,9 +65,9 @@ async def ask(body: AskRequest, request: Request) -> Any:
     if body.stream:
         events = engine.ask_stream(body.question, body.mode, body.doc_ids)
         return StreamingResponse(
-            answer_events(events),
+            answer_events(events, base=str(request.base_url)),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
     answer = await run_in_threadpool(engine.ask, body.question, body.mode, body.doc_ids)
-    return answer.to_dict()
+    return public_answer(answer, str(request.base_url)).to_dict()

@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from navicite.errors import DocumentNotFound, UserInputError
+from navicite.server.links import public_link, public_record
 from navicite.server.schemas import RecordsRequest
 from navicite.server.uploads import ALLOWED_SUFFIXES, UploadBatch, UploadTooLarge
 
@@ -118,6 +119,7 @@ async def list_documents(
 ) -> dict[str, Any]:
     """Documents in id order, ``limit`` from ``offset``, with title, link and word count."""
     index = request.app.state.engine.index
+    base = str(request.base_url)
 
     def page() -> dict[str, Any]:
         ids = sorted(index.ids())
@@ -125,7 +127,8 @@ async def list_documents(
         for doc_id in ids[offset: offset + limit]:
             doc = index.get(doc_id)
             if doc is not None:  # deleted between listing and reading
-                entries.append({"id": doc.id, "title": doc.title, "link": doc.link, "words": doc.word_count})
+                entries.append({"id": doc.id, "title": doc.title, "link": public_link(doc.link, doc.id, base),
+                                "words": doc.word_count})
         return {"total": len(ids), "offset": offset, "documents": entries}
 
     return await run_in_threadpool(page)
@@ -137,7 +140,7 @@ async def get_document(doc_id: str, request: Request) -> dict[str, Any]:
     doc = await run_in_threadpool(request.app.state.engine.index.get, doc_id)
     if doc is None:
         raise DocumentNotFound(f"no document with id {doc_id!r}; GET /v1/documents lists the ids")
-    return doc.to_dict()
+    return public_record(doc.to_dict(), str(request.base_url))
 
 
 @router.delete("/documents/{doc_id:path}", summary="Delete one document")

@@ -66,6 +66,7 @@ from navicite.generate.answer import Answer, Citation
 from navicite.generate.cite import with_marker
 from navicite.generate.render import UNSUPPORTED_SIGN
 from navicite.pipeline import Engine, Event, Mode
+from navicite.server.links import public_answer
 from navicite.server.schemas import ChatCompletionRequest, ChatMessage, OllamaChatRequest
 from navicite.server.streaming import HEARTBEAT_S, paced
 
@@ -80,7 +81,7 @@ MAX_QUESTION_CHARS = 4000
 NO_MODEL = "no LLM is configured (llm.backend=none); set llm.backend to 'embedded' or 'openai'"
 #: Clients show a model's creation date; the server's start is as true as any.
 _CREATED = int(time.time())
-_SAFE_SCHEMES = frozenset({"http", "https", "file"})
+_SAFE_SCHEMES = frozenset({"http", "https"})  # file links are replaced by the server's own (links.py)
 
 
 class ChatError(Exception):
@@ -273,14 +274,15 @@ class Piece:
     answer: Answer | None = None
 
 
-async def reply_pieces(events: Iterator[Event], heartbeat_s: float = HEARTBEAT_S) -> AsyncIterator[Piece]:
-    """The engine's events as reply pieces (see :func:`navicite.server.streaming.paced`)."""
+async def reply_pieces(events: Iterator[Event], base: str, heartbeat_s: float = HEARTBEAT_S) -> AsyncIterator[Piece]:
+    """The engine's events as reply pieces (see :func:`navicite.server.streaming.paced`); ``base``: the
+    server's address as the client sees it, for the citations' links."""
     try:
         async for event in paced(events, heartbeat_s):
             if event is None:
                 yield Piece("wait")
             elif event.kind == "answer":
-                answer = event.data["answer"]
+                answer = public_answer(event.data["answer"], base)
                 for part in _paragraphs(reply_text(answer)):
                     yield Piece("content", part)
                 yield Piece("done", answer=answer)
@@ -350,9 +352,9 @@ async def chat_completions(body: ChatCompletionRequest, request: Request) -> Any
     if body.stream:
         events = await _started(engine, turn)
         usage = bool((body.stream_options or {}).get("include_usage"))
-        return StreamingResponse(_openai_frames(reply_id, turn, events, usage), media_type="text/event-stream",
-                                 headers=_STREAM_HEADERS)
-    answer = await run_in_threadpool(engine.ask, turn.question, turn.mode)
+        return StreamingResponse(_openai_frames(reply_id, turn, events, usage, str(request.base_url)),
+                                 media_type="text/event-stream", headers=_STREAM_HEADERS)
+    answer = public_answer(await run_in_threadpool(engine.ask, turn.question, turn.mode), str(request.base_url))
     return {
         "id": reply_id, "object": "chat.completion", "created": int(time.time()), "model": turn.model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": reply_text(answer)}, "finish_reason": "stop"}],
@@ -361,7 +363,7 @@ async def chat_completions(body: ChatCompletionRequest, request: Request) -> Any
     }
 
 
-async def _openai_frames(reply_id: str, turn: Turn, events: Iterator[Event], include_usage: bool) -> AsyncIterator[str]:
+async def _openai_frames(reply_id: str, turn: Turn, events: Iterator[Event], include_usage: bool, base: str) -> AsyncIterator[str]:
     created = int(time.time())
 
     def frame(body: dict[str, Any]) -> str:
@@ -372,7 +374,7 @@ async def _openai_frames(reply_id: str, turn: Turn, events: Iterator[Event], inc
                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra})
 
     yield chunk({"role": "assistant", "content": ""})
-    async for piece in reply_pieces(events):
+    async for piece in reply_pieces(events, base):
         if piece.kind == "wait":
             yield ": still working\n\n"
         elif piece.kind == "thinking":
@@ -435,9 +437,9 @@ async def ollama_chat(request: Request) -> Any:
     started = time.perf_counter()
     if body.stream:
         events = await _started(engine, turn)
-        return StreamingResponse(_ollama_lines(body.model, events, started), media_type="application/x-ndjson",
-                                 headers=_STREAM_HEADERS)
-    answer = await run_in_threadpool(engine.ask, turn.question, turn.mode)
+        return StreamingResponse(_ollama_lines(body.model, events, started, str(request.base_url)),
+                                 media_type="application/x-ndjson", headers=_STREAM_HEADERS)
+    answer = public_answer(await run_in_threadpool(engine.ask, turn.question, turn.mode), str(request.base_url))
     return _ollama_reply(body.model, {"role": "assistant", "content": reply_text(answer)}, answer, started)
 
 
@@ -449,7 +451,7 @@ def _ollama_reply(model: str, message: dict[str, Any], answer: Answer, started: 
             "citations": [citation_object(c) for c in answer.citations]}
 
 
-async def _ollama_lines(model: str, events: Iterator[Event], started: float) -> AsyncIterator[str]:
+async def _ollama_lines(model: str, events: Iterator[Event], started: float, base: str) -> AsyncIterator[str]:
     def line(body: dict[str, Any]) -> str:
         return json.dumps(body, ensure_ascii=False) + "\n"
 
@@ -457,7 +459,7 @@ async def _ollama_lines(model: str, events: Iterator[Event], started: float) -> 
         return line({"model": model, "created_at": _now_iso(), "message": {"role": "assistant", "content": "", **message},
                      "done": False})
 
-    async for piece in reply_pieces(events):
+    async for piece in reply_pieces(events, base):
         if piece.kind == "wait":
             yield partial()
         elif piece.kind == "thinking":

@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from navicite.api import Collection
 from navicite.index.parse import free_text, parse_boolean
 from navicite.index.query import to_text
+from navicite.server.links import public_record
 from navicite.server.schemas import SearchRequest
 
 router = APIRouter(tags=["search"])
@@ -29,5 +30,5 @@ async def search(body: SearchRequest, request: Request) -> dict[str, Any]:
         "query": body.query,
         "parsed": "" if query is None else to_text(query),
         "seconds": round(time.perf_counter() - started, 4),
-        "hits": [hit.to_dict() for hit in hits],
+        "hits": [public_record(hit.to_dict(), str(request.base_url)) for hit in hits],
     }
