@@ -1,0 +1,328 @@
+"""The web page in headless Chromium against a real ``navicite serve`` on a loopback port.
+
+The server runs as a subprocess; for speed its model is the scripted one of
+``tests/web_scripted_backend.py`` (a sentence copied from the first source, then one no source
+states), and once the real embedded model (``test_real_model_answer_opens_at_the_cited_page``,
+marked ``llm``). The page is driven as a person would: upload two of the shared PDFs, ask, hover
+and click a citation, read the viewer, delete a document.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them); skipped only when
+they are absent, or when the shared PDFs are not there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import unicodedata
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+TESTS = Path(__file__).resolve().parents[1]
+#: The shared PDFs beside the checkout (a worktree elsewhere finds them at /work/shared).
+PDFS = next((p for p in (TESTS.parents[1] / "shared" / "data" / "pdf", Path("/work/shared/data/pdf")) if p.exists()),
+            TESTS.parents[1] / "shared" / "data" / "pdf")
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+LAUNCHER = "import web_scripted_backend; from navicite.cli import main; main()"
+SCRIPTED = ["llm.backend=scripted-web", "generate.verifier=lexical", "rerank.backend=none",
+            "generate.unsupported=flag", "generate.answer_phrase=false"]
+TIMEDEP_TITLE = "Using Time Dependent Covariates"
+COMPETE_TITLE = "Multi-state models and competing risks"
+QUESTION = "How does tmerge build a data set with time-dependent covariates?"
+ANSWER_TIMEOUT_S = 1500
+#: Words of the scripted draft's sentence that no source states (web_scripted_backend.UNSUPPORTED).
+UNSUPPORTED_WORDS = "written on a lighthouse in 1847"
+
+if not (PDFS / "timedep.pdf").exists():
+    pytest.skip(f"the shared PDFs are not in {PDFS}", allow_module_level=True)
+
+
+# ---- the server and the browser -------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as reply:
+            return reply.status, reply.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+@contextmanager
+def serving(home: Path, settings: list[str], scripted: bool) -> Iterator[str]:
+    """``navicite serve`` over ``home`` on a free loopback port until the block ends; yields its URL."""
+    port = _free_port()
+    program = ["-c", LAUNCHER] if scripted else ["-m", "navicite"]
+    args = [sys.executable, *program, "--home", str(home)]
+    for override in settings:
+        args += ["-s", override]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NAVICITE_")}
+    env.update(HF_HUB_OFFLINE="1", PYTHONPATH=os.pathsep.join([str(TESTS), *sys.path]))
+    log_path = home.parent / f"{home.name}-serve.log"
+    with log_path.open("w") as log:
+        server = subprocess.Popen([*args, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+                                  stdout=log, stderr=subprocess.STDOUT, env=env)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                if server.poll() is not None:
+                    pytest.fail(f"navicite serve exited with {server.returncode}: {log_path.read_text()[-2000:]}")
+                try:
+                    if _get(f"{url}/v1/health")[0] == 200:
+                        break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail("navicite serve did not answer within 120 s")
+                time.sleep(0.3)
+            yield url
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+@contextmanager
+def chromium(profile: Path, width: int = 1440, height: int = 900) -> Iterator[object]:
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        pytest.skip("Debian chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", f"--window-size={width},{height}", f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def scripted_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serving(tmp_path_factory.mktemp("web") / "home", SCRIPTED, scripted=True) as url:
+        yield url
+
+
+# ---- what the page shows -------------------------------------------------------------------
+
+def folded(text: str) -> str:
+    """Letters and digits only, lower case, ligature letter groups dropped: how the page matches a quote."""
+    kept = "".join(c for c in unicodedata.normalize("NFKD", text).lower() if c.isalnum())
+    return re.sub(r"ffi|ffl|ff|fi|fl", "", kept)
+
+
+def wait(driver, condition, timeout: float = 60):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.25).until(condition)
+
+
+def by(driver, css: str) -> list:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, css)
+
+
+def upload_shared_pdfs(driver) -> None:
+    from selenium.webdriver.common.by import By
+
+    picker = driver.find_element(By.ID, "upload-files")
+    picker.send_keys(f"{PDFS / 'timedep.pdf'}\n{PDFS / 'compete.pdf'}")
+    wait(driver, lambda d: len(by(d, "#documents li")) == 2, 180)
+
+
+def ask(driver, question: str, timeout: float = 120) -> str:
+    from selenium.webdriver.common.by import By
+
+    box = driver.find_element(By.ID, "question")
+    box.clear()
+    box.send_keys(question)
+    driver.find_element(By.ID, "ask-button").click()
+    status = driver.find_element(By.ID, "status")
+    wait(driver, lambda d: "answered in" in status.text or "error" in status.get_attribute("class"), timeout)
+    assert "answered in" in status.text, status.text
+    return status.text
+
+
+def hover_quote(driver, marker) -> tuple[str, str]:
+    """Hovers ``marker``; the tooltip's quote and place."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).move_to_element(marker).perform()
+    tip = by(driver, "#passage")[0]
+    wait(driver, lambda d: tip.is_displayed())
+    places = tip.find_elements("css selector", ".tip-place")
+    return tip.find_element("css selector", "blockquote").text, places[0].text if places else ""
+
+
+def cited_pages(place: str) -> list[int]:
+    found = re.match(r"pp?\. (\d+)(?:-(\d+))?", place)
+    assert found, place
+    first = int(found.group(1))
+    return list(range(first, int(found.group(2) or first) + 1))
+
+
+def check_viewer_highlights(driver, quote: str, place: str) -> int:
+    """After a marker click: the viewer shows a cited page whose highlighted text holds the quote; that page."""
+    wait(driver, lambda d: by(d, "#pdf-text .hl") or "not found" in by(d, "#viewer-found")[0].text, 60)
+    page = int(by(driver, "#viewer-page")[0].text)
+    assert page in cited_pages(place), (page, place)
+    highlighted = by(driver, "#pdf-text .hl")
+    assert highlighted, f"no highlight on page {page}: {by(driver, '#viewer-found')[0].text}"
+    assert folded(quote) in folded("".join(h.get_attribute("textContent") for h in highlighted))
+    assert highlighted[0].is_displayed()
+    # The highlight is drawn where the text layer lies over the page's canvas.
+    canvas = by(driver, "#pdf-canvas")[0].rect
+    first = highlighted[0].rect
+    assert canvas["y"] <= first["y"] <= canvas["y"] + canvas["height"]
+    return page
+
+
+# ---- the tests ------------------------------------------------------------------------------
+
+def test_upload_ask_check_a_citation_and_delete(scripted_url: str, tmp_path: Path) -> None:
+    with chromium(tmp_path / "profile") as driver:
+        driver.get(scripted_url + "/")
+        upload_shared_pdfs(driver)
+        listed = by(driver, "#documents")[0].text
+        assert TIMEDEP_TITLE in listed and COMPETE_TITLE in listed
+        assert "PDF · 30 pages" in listed and "PDF · 29 pages" in listed and "passages" in listed and "added" in listed
+
+        ask(driver, QUESTION)
+        # The sentence no source states is marked where it stands, visibly.
+        unsupported = [s for s in by(driver, "#answer .sentence.kind-unsupported") if UNSUPPORTED_WORDS in s.text]
+        assert unsupported and unsupported[0].text.startswith("⚠")
+        assert unsupported[0].value_of_css_property("background-color") not in ("rgba(0, 0, 0, 0)", "transparent")
+        assert not by(driver, "#legend")[0].get_attribute("hidden")
+        assert not by(driver, "#trace-panel")[0].get_attribute("open")  # the trace starts collapsed
+
+        marker = by(driver, "#answer .kind-cited a.marker")[0]
+        quote, place = hover_quote(driver, marker)
+        assert quote and place.startswith("p")
+        marker.click()
+        assert TIMEDEP_TITLE in by(driver, "#viewer-title")[0].text
+        page = check_viewer_highlights(driver, quote, place)
+        assert by(driver, "#viewer-pages")[0].text == "30" and page >= 1
+        driver.save_screenshot(str(tmp_path / "viewer.png"))
+
+        # Delete one document, confirming first.
+        row = next(li for li in by(driver, "#documents li") if COMPETE_TITLE in li.text)
+        doc_id = row.get_attribute("data-id")
+        row.find_element("css selector", "button.delete").click()
+        by(driver, "#documents .confirm button.danger")[0].click()
+        wait(driver, lambda d: COMPETE_TITLE not in by(d, "#documents")[0].text and len(by(d, "#documents li")) == 1)
+    assert _get(f"{scripted_url}/v1/files/{doc_id}")[0] == 404
+    assert json.loads(_get(f"{scripted_url}/v1/library")[1])["total"] == 1
+
+
+def test_a_text_source_opens_as_its_passage_with_the_sentence_marked(scripted_url: str, tmp_path: Path) -> None:
+    note = tmp_path / "tardigrades.md"
+    note.write_text("# Tardigrades\n\nTardigrades are tiny animals that live in moss and lichen on every continent. "
+                    "They survive complete dehydration for up to ten years by entering a state called cryptobiosis. "
+                    "When water returns, tardigrades rehydrate and resume their normal activity within hours.\n",
+                    encoding="utf-8")
+    with chromium(tmp_path / "profile") as driver:
+        driver.get(scripted_url + "/")
+        by(driver, "#upload-files")[0].send_keys(str(note))
+        wait(driver, lambda d: "Tardigrades" in by(d, "#documents")[0].text, 60)
+        ask(driver, "How long can tardigrades survive complete dehydration in cryptobiosis?")
+        marker = by(driver, "#answer .kind-cited a.marker")[0]
+        quote, _ = hover_quote(driver, marker)
+        marker.click()
+        wait(driver, lambda d: by(d, "#text-context mark.hl"))
+        assert by(driver, "#pdf-page")[0].get_attribute("hidden") is not None
+        assert folded(quote) in folded(by(driver, "#text-context mark.hl")[0].text)
+        assert "Tardigrades" in by(driver, "#viewer-title")[0].text
+
+
+def test_keyboard_and_phone_width(scripted_url: str, tmp_path: Path) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    with chromium(tmp_path / "profile", width=390, height=844) as driver:
+        driver.get(scripted_url + "/")
+        wait(driver, lambda d: by(d, "#documents li"))
+        # Nothing is wider than the phone's screen.
+        assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1")
+        ask(driver, QUESTION)
+        marker = by(driver, "#answer .kind-cited a.marker")[0]
+        marker.send_keys(Keys.ENTER)  # focused and opened from the keyboard
+        viewer = by(driver, "#viewer")[0]
+        wait(driver, lambda d: viewer.is_displayed() and by(d, "#pdf-text .hl"))
+        assert viewer.rect["width"] >= 380  # the source takes the whole screen
+        assert driver.execute_script("return document.activeElement.id") == "viewer-title"
+        driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+        wait(driver, lambda d: not viewer.is_displayed())
+        assert driver.execute_script("return document.activeElement.classList.contains('marker')")
+
+
+def test_hostile_titles_stay_text(scripted_url: str, tmp_path: Path) -> None:
+    hostile = {"id": "hostile-web", "title": "<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>",
+               "text": "<b>bold?</b> Lichen grows slowly on bare rock in cold places.", "link": "javascript:window.__pwned=3"}
+    request = urllib.request.Request(f"{scripted_url}/v1/documents", data=json.dumps({"records": [hostile]}).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        assert reply.status == 201
+    with chromium(tmp_path / "profile") as driver:
+        driver.get(scripted_url + "/")
+        wait(driver, lambda d: "<script>" in by(d, "#documents")[0].text)
+        ask(driver, "How fast does lichen grow on bare rock?")
+        marker = by(driver, "#answer a.marker")[0]
+        hover_quote(driver, marker)
+        marker.click()
+        wait(driver, lambda d: by(d, "#text-context .cited"))
+        assert hostile["title"] in by(driver, "#viewer-title")[0].text
+        assert driver.execute_script("return window.__pwned === undefined")
+        assert not by(driver, "#documents script, #documents img, #answer img, #viewer script, #viewer img, "
+                              "#passage img, a[href^='javascript:']")
+
+
+@pytest.mark.llm
+def test_real_model_answer_opens_at_the_cited_page(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The embedded model behind the page; screenshots go to ``$NAVICITE_SCREENSHOTS`` when it is set."""
+    shots = Path(os.environ["NAVICITE_SCREENSHOTS"]) if os.environ.get("NAVICITE_SCREENSHOTS") else None
+    home = tmp_path_factory.mktemp("web-real") / "home"
+    settings = ["llm.threads=1", "generate.max_sources=4", "generate.judge_max_calls=4"]
+    with serving(home, settings, scripted=False) as url, chromium(home.parent / "profile") as driver:
+        driver.get(url + "/")
+        upload_shared_pdfs(driver)
+        if shots:
+            driver.save_screenshot(str(shots / "library.png"))
+        ask(driver, "Which function of the survival package builds data sets with time-dependent covariates?",
+            ANSWER_TIMEOUT_S)
+        assert "tmerge" in by(driver, "#answer")[0].text
+        marker = next(m for m in by(driver, "#answer a.marker"))
+        quote, place = hover_quote(driver, marker)
+        if shots:
+            driver.save_screenshot(str(shots / "answer.png"))
+        marker.click()
+        check_viewer_highlights(driver, quote, place)
+        if shots:
+            time.sleep(1)  # the smooth scroll to the highlight
+            driver.save_screenshot(str(shots / "viewer.png"))
