@@ -12,7 +12,8 @@ LLM fixtures:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,3 +53,38 @@ def scripted_llm() -> Callable[..., ScriptedLLM]:
         return ScriptedLLM(answers, **kwargs)
 
     return build
+
+
+#: Debian's browser and its driver (``apt-get install -y chromium chromium-driver``; ``.ci/run`` does).
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+
+@pytest.fixture
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Any]]:
+    """``chromium(width, height)``: a headless Chromium driven by Selenium, with a new empty profile.
+
+    Skips the test when Debian's chromium or chromedriver is missing; every browser opened is
+    closed when the test ends.
+    """
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        pytest.skip("Debian chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    drivers: list[Any] = []
+
+    def start(width: int = 1400, height: int = 1000) -> Any:
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        profile = tmp_path_factory.mktemp("chromium-profile")
+        for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--disable-dev-shm-usage", f"--window-size={width},{height}", f"--user-data-dir={profile}"):
+            options.add_argument(flag)
+        drivers.append(webdriver.Chrome(service=Service(CHROMEDRIVER), options=options))
+        return drivers[-1]
+
+    yield start
+    for driver in drivers:
+        driver.quit()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -35,8 +34,6 @@ TESTS = Path(__file__).resolve().parents[1]
 #: The shared PDFs beside the checkout (a worktree elsewhere finds them at /work/shared).
 PDFS = next((p for p in (TESTS.parents[1] / "shared" / "data" / "pdf", Path("/work/shared/data/pdf")) if p.exists()),
             TESTS.parents[1] / "shared" / "data" / "pdf")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 LAUNCHER = "import web_scripted_backend; from navicite.cli import main; main()"
 SCRIPTED = ["llm.backend=scripted-web", "generate.verifier=lexical", "rerank.backend=none",
             "generate.unsupported=flag", "generate.answer_phrase=false"]
@@ -102,26 +99,6 @@ def serving(home: Path, settings: list[str], scripted: bool) -> Iterator[str]:
                 server.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 server.kill()
-
-
-@contextmanager
-def chromium(profile: Path, width: int = 1440, height: int = 900) -> Iterator[object]:
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        pytest.skip("Debian chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", f"--window-size={width},{height}", f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture(scope="module")
@@ -207,109 +184,110 @@ def check_viewer_highlights(driver, quote: str, place: str) -> int:
 
 # ---- the tests ------------------------------------------------------------------------------
 
-def test_upload_ask_check_a_citation_and_delete(scripted_url: str, tmp_path: Path) -> None:
-    with chromium(tmp_path / "profile") as driver:
-        driver.get(scripted_url + "/")
-        upload_shared_pdfs(driver)
-        listed = by(driver, "#documents")[0].text
-        assert TIMEDEP_TITLE in listed and COMPETE_TITLE in listed
-        assert "PDF · 30 pages" in listed and "PDF · 29 pages" in listed and "passages" in listed and "added" in listed
+def test_upload_ask_check_a_citation_and_delete(chromium, scripted_url: str, tmp_path: Path) -> None:
+    driver = chromium(1440, 900)
+    driver.get(scripted_url + "/")
+    upload_shared_pdfs(driver)
+    listed = by(driver, "#documents")[0].text
+    assert TIMEDEP_TITLE in listed and COMPETE_TITLE in listed
+    assert "PDF · 30 pages" in listed and "PDF · 29 pages" in listed and "passages" in listed and "added" in listed
 
-        ask(driver, QUESTION)
-        # The sentence no source states is marked where it stands, visibly.
-        unsupported = [s for s in by(driver, "#answer .sentence.kind-unsupported") if UNSUPPORTED_WORDS in s.text]
-        assert unsupported and unsupported[0].text.startswith("⚠")
-        assert unsupported[0].value_of_css_property("background-color") not in ("rgba(0, 0, 0, 0)", "transparent")
-        assert not by(driver, "#legend")[0].get_attribute("hidden")
-        assert not by(driver, "#trace-panel")[0].get_attribute("open")  # the trace starts collapsed
+    ask(driver, QUESTION)
+    # The sentence no source states is marked where it stands, visibly.
+    unsupported = [s for s in by(driver, "#answer .sentence.kind-unsupported") if UNSUPPORTED_WORDS in s.text]
+    assert unsupported and unsupported[0].text.startswith("⚠")
+    assert unsupported[0].value_of_css_property("background-color") not in ("rgba(0, 0, 0, 0)", "transparent")
+    assert not by(driver, "#legend")[0].get_attribute("hidden")
+    assert not by(driver, "#trace-panel")[0].get_attribute("open")  # the trace starts collapsed
 
-        marker = by(driver, "#answer .kind-cited a.marker")[0]
-        quote, place = hover_quote(driver, marker)
-        assert quote and place.startswith("p")
-        marker.click()
-        assert TIMEDEP_TITLE in by(driver, "#viewer-title")[0].text
-        page = check_viewer_highlights(driver, quote, place)
-        assert by(driver, "#viewer-pages")[0].text == "30" and page >= 1
-        driver.save_screenshot(str(tmp_path / "viewer.png"))
+    marker = by(driver, "#answer .kind-cited a.marker")[0]
+    quote, place = hover_quote(driver, marker)
+    assert quote and place.startswith("p")
+    marker.click()
+    assert TIMEDEP_TITLE in by(driver, "#viewer-title")[0].text
+    page = check_viewer_highlights(driver, quote, place)
+    assert by(driver, "#viewer-pages")[0].text == "30" and page >= 1
+    driver.save_screenshot(str(tmp_path / "viewer.png"))
 
-        # Delete one document, confirming first.
-        row = next(li for li in by(driver, "#documents li") if COMPETE_TITLE in li.text)
-        doc_id = row.get_attribute("data-id")
-        row.find_element("css selector", "button.delete").click()
-        by(driver, "#documents .confirm button.danger")[0].click()
-        wait(driver, lambda d: COMPETE_TITLE not in by(d, "#documents")[0].text and len(by(d, "#documents li")) == 1)
+    # Delete one document, confirming first.
+    row = next(li for li in by(driver, "#documents li") if COMPETE_TITLE in li.text)
+    doc_id = row.get_attribute("data-id")
+    row.find_element("css selector", "button.delete").click()
+    by(driver, "#documents .confirm button.danger")[0].click()
+    wait(driver, lambda d: COMPETE_TITLE not in by(d, "#documents")[0].text and len(by(d, "#documents li")) == 1)
     assert _get(f"{scripted_url}/v1/files/{doc_id}")[0] == 404
     assert json.loads(_get(f"{scripted_url}/v1/library")[1])["total"] == 1
 
 
-def test_a_text_source_opens_as_its_passage_with_the_sentence_marked(scripted_url: str, tmp_path: Path) -> None:
+def test_a_text_source_opens_as_its_passage_with_the_sentence_marked(chromium, scripted_url: str, tmp_path: Path) -> None:
     note = tmp_path / "tardigrades.md"
     note.write_text("# Tardigrades\n\nTardigrades are tiny animals that live in moss and lichen on every continent. "
                     "They survive complete dehydration for up to ten years by entering a state called cryptobiosis. "
                     "When water returns, tardigrades rehydrate and resume their normal activity within hours.\n",
                     encoding="utf-8")
-    with chromium(tmp_path / "profile") as driver:
-        driver.get(scripted_url + "/")
-        by(driver, "#upload-files")[0].send_keys(str(note))
-        wait(driver, lambda d: "Tardigrades" in by(d, "#documents")[0].text, 60)
-        ask(driver, "How long can tardigrades survive complete dehydration in cryptobiosis?")
-        marker = by(driver, "#answer .kind-cited a.marker")[0]
-        quote, _ = hover_quote(driver, marker)
-        marker.click()
-        wait(driver, lambda d: by(d, "#text-context mark.hl"))
-        assert by(driver, "#pdf-page")[0].get_attribute("hidden") is not None
-        assert folded(quote) in folded(by(driver, "#text-context mark.hl")[0].text)
-        assert "Tardigrades" in by(driver, "#viewer-title")[0].text
+    driver = chromium(1440, 900)
+    driver.get(scripted_url + "/")
+    by(driver, "#upload-files")[0].send_keys(str(note))
+    wait(driver, lambda d: "Tardigrades" in by(d, "#documents")[0].text, 60)
+    ask(driver, "How long can tardigrades survive complete dehydration in cryptobiosis?")
+    marker = by(driver, "#answer .kind-cited a.marker")[0]
+    quote, _ = hover_quote(driver, marker)
+    marker.click()
+    wait(driver, lambda d: by(d, "#text-context mark.hl"))
+    assert by(driver, "#pdf-page")[0].get_attribute("hidden") is not None
+    assert folded(quote) in folded(by(driver, "#text-context mark.hl")[0].text)
+    assert "Tardigrades" in by(driver, "#viewer-title")[0].text
 
 
-def test_keyboard_and_phone_width(scripted_url: str, tmp_path: Path) -> None:
+def test_keyboard_and_phone_width(chromium, scripted_url: str, tmp_path: Path) -> None:
     from selenium.webdriver.common.keys import Keys
 
-    with chromium(tmp_path / "profile", width=390, height=844) as driver:
-        driver.get(scripted_url + "/")
-        wait(driver, lambda d: by(d, "#documents li"))
-        # Nothing is wider than the phone's screen.
-        assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1")
-        ask(driver, QUESTION)
-        marker = by(driver, "#answer .kind-cited a.marker")[0]
-        marker.send_keys(Keys.ENTER)  # focused and opened from the keyboard
-        viewer = by(driver, "#viewer")[0]
-        wait(driver, lambda d: viewer.is_displayed() and by(d, "#pdf-text .hl"))
-        assert viewer.rect["width"] >= 380  # the source takes the whole screen
-        assert driver.execute_script("return document.activeElement.id") == "viewer-title"
-        driver.switch_to.active_element.send_keys(Keys.ESCAPE)
-        wait(driver, lambda d: not viewer.is_displayed())
-        assert driver.execute_script("return document.activeElement.classList.contains('marker')")
+    driver = chromium(390, 844)
+    driver.get(scripted_url + "/")
+    wait(driver, lambda d: by(d, "#documents li"))
+    # Nothing is wider than the phone's screen.
+    assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1")
+    ask(driver, QUESTION)
+    marker = by(driver, "#answer .kind-cited a.marker")[0]
+    marker.send_keys(Keys.ENTER)  # focused and opened from the keyboard
+    viewer = by(driver, "#viewer")[0]
+    wait(driver, lambda d: viewer.is_displayed() and by(d, "#pdf-text .hl"))
+    assert viewer.rect["width"] >= 380  # the source takes the whole screen
+    assert driver.execute_script("return document.activeElement.id") == "viewer-title"
+    driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait(driver, lambda d: not viewer.is_displayed())
+    assert driver.execute_script("return document.activeElement.classList.contains('marker')")
 
 
-def test_hostile_titles_stay_text(scripted_url: str, tmp_path: Path) -> None:
+def test_hostile_titles_stay_text(chromium, scripted_url: str, tmp_path: Path) -> None:
     hostile = {"id": "hostile-web", "title": "<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>",
                "text": "<b>bold?</b> Lichen grows slowly on bare rock in cold places.", "link": "javascript:window.__pwned=3"}
     request = urllib.request.Request(f"{scripted_url}/v1/documents", data=json.dumps({"records": [hostile]}).encode(),
                                      headers={"Content-Type": "application/json"}, method="POST")
     with urllib.request.urlopen(request, timeout=60) as reply:
         assert reply.status == 201
-    with chromium(tmp_path / "profile") as driver:
-        driver.get(scripted_url + "/")
-        wait(driver, lambda d: "<script>" in by(d, "#documents")[0].text)
-        ask(driver, "How fast does lichen grow on bare rock?")
-        marker = by(driver, "#answer a.marker")[0]
-        hover_quote(driver, marker)
-        marker.click()
-        wait(driver, lambda d: by(d, "#text-context .cited"))
-        assert hostile["title"] in by(driver, "#viewer-title")[0].text
-        assert driver.execute_script("return window.__pwned === undefined")
-        assert not by(driver, "#documents script, #documents img, #answer img, #viewer script, #viewer img, "
-                              "#passage img, a[href^='javascript:']")
+    driver = chromium(1440, 900)
+    driver.get(scripted_url + "/")
+    wait(driver, lambda d: "<script>" in by(d, "#documents")[0].text)
+    ask(driver, "How fast does lichen grow on bare rock?")
+    marker = by(driver, "#answer a.marker")[0]
+    hover_quote(driver, marker)
+    marker.click()
+    wait(driver, lambda d: by(d, "#text-context .cited"))
+    assert hostile["title"] in by(driver, "#viewer-title")[0].text
+    assert driver.execute_script("return window.__pwned === undefined")
+    assert not by(driver, "#documents script, #documents img, #answer img, #viewer script, #viewer img, "
+                          "#passage img, a[href^='javascript:']")
 
 
 @pytest.mark.llm
-def test_real_model_answer_opens_at_the_cited_page(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_real_model_answer_opens_at_the_cited_page(chromium, tmp_path_factory: pytest.TempPathFactory) -> None:
     """The embedded model behind the page; screenshots go to ``$NAVICITE_SCREENSHOTS`` when it is set."""
     shots = Path(os.environ["NAVICITE_SCREENSHOTS"]) if os.environ.get("NAVICITE_SCREENSHOTS") else None
     home = tmp_path_factory.mktemp("web-real") / "home"
     settings = ["llm.threads=1", "generate.max_sources=4", "generate.judge_max_calls=4"]
-    with serving(home, settings, scripted=False) as url, chromium(home.parent / "profile") as driver:
+    driver = chromium(1440, 900)
+    with serving(home, settings, scripted=False) as url:
         driver.get(url + "/")
         upload_shared_pdfs(driver)
         if shots:

@@ -6,6 +6,7 @@ import { $, el, placeOf } from "./dom.js";
 import { openSource } from "./viewer.js";
 
 export function clearAnswer() {
+  $("intro").hidden = true;
   $("answer").replaceChildren();
   $("sources").replaceChildren();
   $("sources-heading").hidden = true;

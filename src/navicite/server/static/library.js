@@ -12,16 +12,16 @@ let total = 0;
 let confirming = null;  // the id whose delete waits for confirmation
 
 function when(iso) {
-  if (!iso) return "";
   const date = new Date(iso);
-  return date.toLocaleString(undefined, { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  const day = date.toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
+  const time = date.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+  return `${day}, ${time}`;
 }
 
 function facts(doc) {
   const parts = [KINDS[doc.kind] || doc.kind];
   if (doc.pages) parts.push(`${doc.pages} page${doc.pages === 1 ? "" : "s"}`);
   parts.push(`${doc.passages} passage${doc.passages === 1 ? "" : "s"}`);
-  if (doc.added) parts.push(`added ${when(doc.added)}`);
   return parts.join(" · ");
 }
 
@@ -57,6 +57,7 @@ function item(doc) {
       el("div", { class: "doc-text" }, [
         el("span", { class: "doc-title", text: title, title }),
         el("span", { class: "doc-facts", text: facts(doc) }),
+        doc.added ? el("span", { class: "doc-facts", text: `added ${when(doc.added)}` }) : null,
       ]),
     ]),
   ];

@@ -15,6 +15,8 @@ let shown = null;         // {pdf, quote, page}
 let opened = 0;           // the latest open request; an older one that finishes late is dropped
 let returnTo = null;      // the marker to give focus back to on close
 let renderTask = null;
+let zoom = 1;             // times the width of the viewer
+const ZOOMS = [1, 1.5, 2, 3];
 let textLayer = null;
 
 function status(text) {
@@ -109,7 +111,9 @@ async function showPage(number) {
   const box = $("pdf-page");
   box.hidden = false;
   const room = Math.max(240, $("viewer-body").clientWidth - 4);
-  const scale = room / page.getViewport({ scale: 1 }).width;
+  const scale = (room * zoom) / page.getViewport({ scale: 1 }).width;
+  $("zoom-out").disabled = zoom <= ZOOMS[0];
+  $("zoom-in").disabled = zoom >= ZOOMS[ZOOMS.length - 1];
   const viewport = page.getViewport({ scale });
   const ratio = window.devicePixelRatio || 1;
   const canvas = $("pdf-canvas");
@@ -140,8 +144,10 @@ async function showPage(number) {
 function reveal(node) {
   const body = $("viewer-body");
   if (!node) { body.scrollTop = 0; return; }
-  const offset = node.getBoundingClientRect().top - body.getBoundingClientRect().top + body.scrollTop;
-  body.scrollTop = Math.max(0, offset - body.clientHeight / 2);
+  const box = node.getBoundingClientRect();
+  const view = body.getBoundingClientRect();
+  body.scrollTop = Math.max(0, box.top - view.top + body.scrollTop - body.clientHeight / 2);
+  body.scrollLeft = Math.max(0, box.left - view.left + body.scrollLeft - 16);
 }
 
 // Wraps the quote's part of each text run in a highlighted span; returns whether it was found.
@@ -200,6 +206,12 @@ export function setupViewer() {
   $("viewer-close").addEventListener("click", closeViewer);
   $("page-prev").addEventListener("click", () => { if (shown && shown.page > 1) showPage(shown.page - 1); });
   $("page-next").addEventListener("click", () => { if (shown && shown.page < shown.pdf.numPages) showPage(shown.page + 1); });
+  const rezoom = (step) => {
+    const at = ZOOMS.indexOf(zoom) + step;
+    if (shown && at >= 0 && at < ZOOMS.length) { zoom = ZOOMS[at]; showPage(shown.page); }
+  };
+  $("zoom-out").addEventListener("click", () => rezoom(-1));
+  $("zoom-in").addEventListener("click", () => rezoom(1));
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && !$("viewer").hidden) closeViewer();
   });
