@@ -107,6 +107,13 @@ def scripted_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+def _post_records(url: str, records: list[dict]) -> None:
+    request = urllib.request.Request(f"{url}/v1/documents", data=json.dumps({"records": records}).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        assert reply.status == 201
+
+
 # ---- what the page shows -------------------------------------------------------------------
 
 def folded(text: str) -> str:
@@ -262,10 +269,7 @@ def test_keyboard_and_phone_width(chromium, scripted_url: str, tmp_path: Path) -
 def test_hostile_titles_stay_text(chromium, scripted_url: str, tmp_path: Path) -> None:
     hostile = {"id": "hostile-web", "title": "<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>",
                "text": "<b>bold?</b> Lichen grows slowly on bare rock in cold places.", "link": "javascript:window.__pwned=3"}
-    request = urllib.request.Request(f"{scripted_url}/v1/documents", data=json.dumps({"records": [hostile]}).encode(),
-                                     headers={"Content-Type": "application/json"}, method="POST")
-    with urllib.request.urlopen(request, timeout=60) as reply:
-        assert reply.status == 201
+    _post_records(scripted_url, [hostile])
     driver = chromium(1440, 900)
     driver.get(scripted_url + "/")
     wait(driver, lambda d: "<script>" in by(d, "#documents")[0].text)
@@ -280,6 +284,23 @@ def test_hostile_titles_stay_text(chromium, scripted_url: str, tmp_path: Path) -
                           "#passage img, a[href^='javascript:']")
 
 
+def test_withheld_sentences_sit_behind_a_control(chromium, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """With the default ``generate.unsupported=withhold`` the unsupported sentence is listed, not shown in the answer."""
+    settings = [o for o in SCRIPTED if not o.startswith("generate.unsupported")]
+    with serving(tmp_path_factory.mktemp("web-withhold") / "home", settings, scripted=True) as url:
+        _post_records(url, [{"id": "moss", "title": "Moss", "text": "Moss grows on the north side of trees in damp "
+                             "forests of the northern hemisphere because that side stays shaded and moist."}])
+        driver = chromium(1440, 900)
+        driver.get(url + "/")
+        ask(driver, "Why does moss grow on the north side of trees?")
+        assert UNSUPPORTED_WORDS not in by(driver, "#answer")[0].text
+        control = by(driver, "#withheld")[0]
+        assert control.is_displayed() and not control.get_attribute("open")
+        assert by(driver, "#withheld-summary")[0].text == "1 sentence left out"
+        by(driver, "#withheld-summary")[0].click()
+        assert UNSUPPORTED_WORDS in by(driver, "#withheld-list li.kind-unsupported")[0].text
+
+
 @pytest.mark.llm
 def test_real_model_answer_opens_at_the_cited_page(chromium, tmp_path_factory: pytest.TempPathFactory) -> None:
     """The embedded model behind the page; screenshots go to ``$NAVICITE_SCREENSHOTS`` when it is set."""
@@ -291,16 +312,16 @@ def test_real_model_answer_opens_at_the_cited_page(chromium, tmp_path_factory: p
         driver.get(url + "/")
         upload_shared_pdfs(driver)
         if shots:
-            driver.save_screenshot(str(shots / "library.png"))
+            driver.save_screenshot(str(shots / "web-library.png"))
         ask(driver, "Which function of the survival package builds data sets with time-dependent covariates?",
             ANSWER_TIMEOUT_S)
         assert "tmerge" in by(driver, "#answer")[0].text
         marker = next(m for m in by(driver, "#answer a.marker"))
         quote, place = hover_quote(driver, marker)
         if shots:
-            driver.save_screenshot(str(shots / "answer.png"))
+            driver.save_screenshot(str(shots / "web-answer.png"))
         marker.click()
         check_viewer_highlights(driver, quote, place)
         if shots:
             time.sleep(1)  # the smooth scroll to the highlight
-            driver.save_screenshot(str(shots / "viewer.png"))
+            driver.save_screenshot(str(shots / "web-viewer.png"))
