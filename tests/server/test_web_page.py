@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from navicite import Collection, Document
+
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -232,10 +234,15 @@ def test_a_text_source_opens_as_its_passage_with_the_sentence_marked(chromium, s
                     "They survive complete dehydration for up to ten years by entering a state called cryptobiosis. "
                     "When water returns, tardigrades rehydrate and resume their normal activity within hours.\n",
                     encoding="utf-8")
+    broken = tmp_path / "broken.pdf"
+    broken.write_text("not a PDF at all", encoding="utf-8")
     driver = chromium(1440, 900)
     driver.get(scripted_url + "/")
-    by(driver, "#upload-files")[0].send_keys(str(note))
+    by(driver, "#upload-files")[0].send_keys(f"{broken}\n{note}")
     wait(driver, lambda d: "Tardigrades" in by(d, "#documents")[0].text, 60)
+    # The file that could not be read says so in its own row; the other one went in.
+    failed = by(driver, "#uploads li.failed")
+    assert len(failed) == 1 and "broken.pdf" in failed[0].text and "could not be read: cannot read PDF" in failed[0].text
     ask(driver, "How long can tardigrades survive complete dehydration in cryptobiosis?")
     marker = by(driver, "#answer .kind-cited a.marker")[0]
     quote, _ = hover_quote(driver, marker)
@@ -284,14 +291,21 @@ def test_hostile_titles_stay_text(chromium, scripted_url: str, tmp_path: Path) -
                           "#passage img, a[href^='javascript:']")
 
 
-def test_withheld_sentences_sit_behind_a_control(chromium, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """With the default ``generate.unsupported=withhold`` the unsupported sentence is listed, not shown in the answer."""
+def test_withheld_sentences_and_documents_added_elsewhere(chromium, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """With the default ``generate.unsupported=withhold`` the unsupported sentence is listed, not shown in the
+    answer; the library follows a write made by another process."""
     settings = [o for o in SCRIPTED if not o.startswith("generate.unsupported")]
-    with serving(tmp_path_factory.mktemp("web-withhold") / "home", settings, scripted=True) as url:
+    home = tmp_path_factory.mktemp("web-withhold") / "home"
+    with serving(home, settings, scripted=True) as url:
         _post_records(url, [{"id": "moss", "title": "Moss", "text": "Moss grows on the north side of trees in damp "
                              "forests of the northern hemisphere because that side stays shaded and moist."}])
         driver = chromium(1440, 900)
         driver.get(url + "/")
+        wait(driver, lambda d: "Moss" in by(d, "#documents")[0].text)
+        # A document added from outside the page (as ``navicite ingest`` does) shows up without a reload.
+        with Collection(home, ["llm.backend=none"]) as cli:
+            cli.add(Document(id="lichen", title="Lichen on rock", text="Lichen grows slowly on bare rock."))
+        wait(driver, lambda d: "Lichen on rock" in by(d, "#documents")[0].text, 30)
         ask(driver, "Why does moss grow on the north side of trees?")
         assert UNSUPPORTED_WORDS not in by(driver, "#answer")[0].text
         control = by(driver, "#withheld")[0]
