@@ -339,3 +339,32 @@ def test_real_model_answer_opens_at_the_cited_page(chromium, tmp_path_factory: p
         if shots:
             time.sleep(1)  # the smooth scroll to the highlight
             driver.save_screenshot(str(shots / "web-viewer.png"))
+
+
+MATCH_CASES = [
+    # (text runs as a PDF's text layer gives them, the quote, the text the highlight must cover)
+    (["The ﬁrst time-", "dependent covariate was used."], "The first time-dependent covariate was used.",
+     "The ﬁrst time-|dependent covariate was used."),
+    (["Coecients of the model", " are shown."], "Coefficients of the model are shown.",
+     "Coecients of the model| are shown."),
+    (["We fit a", "model with", "  spaced   words."], "We fit a model with spaced words.", "We fit a|model with|  spaced   words."),
+    (["Before. ", "Café au lait is here.", " After."], "Cafe au lait is here.", "Café au lait is here."),
+    (["Nothing like it here."], "A sentence that is not on the page.", None),
+]
+
+
+def test_quote_matching_tolerates_ligatures_hyphens_spacing_and_accents(chromium, scripted_url: str) -> None:
+    """match.js, run in the browser: where a quote stands in text runs that were extracted differently."""
+    driver = chromium(800, 600)
+    driver.get(scripted_url + "/")
+    results = driver.execute_async_script(
+        """const [cases, done] = arguments;
+        import("/static/match.js").then(({ locate, within }) => done(cases.map(([runs, quote]) => {
+          const range = locate(runs, quote);
+          if (!range) return null;
+          return runs.map((run, i) => { const part = within(range, i, run.length); return part ? run.slice(...part) : ""; })
+                     .filter(Boolean).join("|");
+        })));""",
+        [[runs, quote] for runs, quote, _ in MATCH_CASES],
+    )
+    assert results == [covered for _, _, covered in MATCH_CASES]

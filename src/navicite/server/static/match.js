@@ -9,6 +9,7 @@
 
 const KEEP = /[\p{L}\p{N}]/u;
 const LIGATURE = /ffi|ffl|ff|fi|fl/g;
+const TRAILING = /[.!?;:,)\]"'\u2019\u201d\u00bb]/;
 
 // pieces: array of strings. Returns {text, at} where at[i] = [piece, offset] of text[i].
 export function fold(pieces) {
@@ -55,7 +56,11 @@ export function locate(pieces, quote) {
     if (found >= 0) {
       const first = hay.at[found];
       const last = hay.at[found + part.length - 1];
-      return { start: [first[0], first[1]], end: [last[0], last[1] + last[2]] };
+      const run = pieces[last[0]];
+      let end = last[1] + last[2];
+      // The sentence's closing punctuation, where the quote has it too (letters alone were matched).
+      if (TRAILING.test(quote.trimEnd().slice(-1))) while (end < run.length && TRAILING.test(run[end])) end++;
+      return { start: [first[0], first[1]], end: [last[0], end] };
     }
   }
   return null;
