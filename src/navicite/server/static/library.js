@@ -5,7 +5,7 @@
 import { $, el } from "./dom.js";
 import { api, uploadFile } from "./api.js";
 
-const REFRESH_MS = 8000;
+const REFRESH_MS = 12000;  // the listing reads every id, like GET /v1/documents: not too often
 const KINDS = { pdf: "PDF", md: "Markdown", html: "HTML", txt: "Text", record: "Record" };
 let documents = [];
 let total = 0;
