@@ -164,6 +164,7 @@ def hover_quote(driver, marker) -> tuple[str, str]:
     ActionChains(driver).move_to_element(marker).perform()
     tip = by(driver, "#passage")[0]
     wait(driver, lambda d: tip.is_displayed())
+    assert "null" not in tip.text.split("\n"), tip.text  # a source without pages has no place line
     places = tip.find_elements("css selector", ".tip-place")
     return tip.find_element("css selector", "blockquote").text, places[0].text if places else ""
 

@@ -136,12 +136,13 @@ function showTip(anchor, citation) {
   const box = $("passage");
   const place = placeOf(citation.pages, citation.section);
   const quote = citation.quote || citation.passage || "(no passage recorded)";
-  box.replaceChildren(
+  // replaceChildren would show a null as the text "null": the optional place is left out instead.
+  box.replaceChildren(...[
     el("div", { class: "tip-title", text: `[${citation.marker}] ${citation.title || citation.doc_id}` }),
     place ? el("div", { class: "tip-place", text: place }) : null,
     el("blockquote", { text: quote }),
     el("div", { class: "tip-hint", text: "Click to open the source at this place" }),
-  );
+  ].filter(Boolean));
   box.hidden = false;
   const rect = anchor.getBoundingClientRect();
   const width = Math.min(420, window.innerWidth - 16);
