@@ -369,3 +369,18 @@ def test_quote_matching_tolerates_ligatures_hyphens_spacing_and_accents(chromium
         [[runs, quote] for runs, quote, _ in MATCH_CASES],
     )
     assert results == [covered for _, _, covered in MATCH_CASES]
+
+
+def test_a_source_that_is_not_a_stored_passage_shows_the_text_the_answer_read(chromium, scripted_url: str) -> None:
+    """Navigation evidence has no passage to look up: the viewer shows the citation's own passage, quote marked."""
+    driver = chromium(1200, 800)
+    driver.get(scripted_url + "/")
+    driver.execute_async_script(
+        """const done = arguments[0];
+        import("/static/viewer.js").then(({ openSource }) => openSource({
+          marker: 1, doc_id: "gone", title: "Evidence", passage_id: "gone#n3", pages: [], section: "", link: "",
+          passage: "Ice cores hold air bubbles. The bubbles keep samples of old air.", quote: "The bubbles keep samples of old air.",
+        })).then(() => done());""")
+    wait(driver, lambda d: by(d, "#text-context mark.hl"))
+    assert by(driver, "#text-context mark.hl")[0].text == "The bubbles keep samples of old air."
+    assert by(driver, "#viewer-status")[0].text == ""

@@ -35,7 +35,13 @@ export async function openSource(citation, opener) {
   $("viewer-title").focus({ preventScroll: true });
   $("viewer").scrollIntoView({ block: "nearest" });
   try {
-    const context = citation.passage_id ? await api(`/passages/${encodeURIComponent(citation.passage_id)}`) : null;
+    // A source that is not a stored passage (navigation evidence, a whole document) shows the text the answer read.
+    const context = citation.passage_id
+      ? await api(`/passages/${encodeURIComponent(citation.passage_id)}`).catch((error) => {
+        if (/no passage with id/.test(error.message)) return null;
+        throw error;
+      })
+      : null;
     if (ticket !== opened) return;
     const doc = context && context.document;
     if (doc && doc.kind === "pdf" && doc.has_file) await showPdf(doc.id, citation, ticket);
