@@ -12,8 +12,15 @@ LLM fixtures:
 
 from __future__ import annotations
 
+import os
 import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -88,3 +95,57 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[...,
     yield start
     for driver in drivers:
         driver.quit()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def _serving(home: Path, settings: list[str], launcher: str | None = None) -> Iterator[str]:
+    """``navicite serve`` over ``home`` on a free loopback port until the block ends; yields its URL.
+
+    ``launcher``: a ``python -c`` program that runs the command line (one that registers a
+    test backend first, with ``tests/`` on its path); by default ``python -m navicite``.
+    """
+    port = _free_port()
+    program = ["-c", launcher] if launcher else ["-m", "navicite"]
+    args = [sys.executable, *program, "--home", str(home)]
+    for override in settings:
+        args += ["-s", override]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NAVICITE_")}
+    env.update(HF_HUB_OFFLINE="1", PYTHONPATH=os.pathsep.join([str(Path(__file__).parent), *sys.path]))
+    log_path = home.parent / f"{home.name}-serve.log"
+    with log_path.open("w") as log:
+        server = subprocess.Popen([*args, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+                                  stdout=log, stderr=subprocess.STDOUT, env=env)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                if server.poll() is not None:
+                    pytest.fail(f"navicite serve exited with {server.returncode}: {log_path.read_text()[-2000:]}")
+                try:
+                    with urllib.request.urlopen(f"{url}/v1/health", timeout=2) as reply:
+                        if reply.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail("navicite serve did not answer within 120 s")
+                time.sleep(0.3)
+            yield url
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+@pytest.fixture(scope="session")
+def navicite_serve() -> Callable[..., AbstractContextManager[str]]:
+    """``with navicite_serve(home, ["k=v", ...], launcher=None) as url``: a real ``navicite serve`` subprocess."""
+    return _serving

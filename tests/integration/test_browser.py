@@ -13,12 +13,6 @@ Needs Debian's ``chromium`` and ``chromium-driver`` (the ``chromium`` fixture); 
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,52 +38,14 @@ SERVE_SETTINGS = ["llm.threads=1", "generate.max_sources=2", "generate.draft_max
                   "generate.judge_max_calls=2", "generate.language_retry=false"]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_healthy(url: str, server: subprocess.Popen, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"navicite serve exited with {server.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/v1/health", timeout=2) as reply:
-                if json.load(reply)["status"] == "ok":
-                    return
-        except OSError:
-            time.sleep(0.5)
-    raise TimeoutError(f"navicite serve did not answer at {url} within {timeout:.0f}s")
-
-
 @pytest.fixture(scope="module")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server_url(navicite_serve, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("browser-home")
     records = home / "hostile.jsonl"
     records.write_text(json.dumps(HOSTILE) + "\n", encoding="utf-8")
     assert CollectionStore(load_settings(home, SERVE_SETTINGS)).ingest([*sample_documents(), records]).ok
-    port = _free_port()
-    log = (home / "serve.log").open("w")
-    args = [sys.executable, "-m", "navicite", "--home", str(home)]
-    for override in SERVE_SETTINGS:
-        args += ["-s", override]
-    server = subprocess.Popen(
-        [*args, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "HF_HUB_OFFLINE": "1"},
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, server)
+    with navicite_serve(home, SERVE_SETTINGS) as url:
         yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
 
 
 @pytest.fixture

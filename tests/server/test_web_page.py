@@ -15,15 +15,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
-import subprocess
-import sys
 import time
 import unicodedata
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -52,12 +48,6 @@ if not (PDFS / "timedep.pdf").exists():
 
 # ---- the server and the browser -------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _get(url: str) -> tuple[int, bytes]:
     try:
         with urllib.request.urlopen(url, timeout=30) as reply:
@@ -66,46 +56,9 @@ def _get(url: str) -> tuple[int, bytes]:
         return error.code, error.read()
 
 
-@contextmanager
-def serving(home: Path, settings: list[str], scripted: bool) -> Iterator[str]:
-    """``navicite serve`` over ``home`` on a free loopback port until the block ends; yields its URL."""
-    port = _free_port()
-    program = ["-c", LAUNCHER] if scripted else ["-m", "navicite"]
-    args = [sys.executable, *program, "--home", str(home)]
-    for override in settings:
-        args += ["-s", override]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NAVICITE_")}
-    env.update(HF_HUB_OFFLINE="1", PYTHONPATH=os.pathsep.join([str(TESTS), *sys.path]))
-    log_path = home.parent / f"{home.name}-serve.log"
-    with log_path.open("w") as log:
-        server = subprocess.Popen([*args, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-                                  stdout=log, stderr=subprocess.STDOUT, env=env)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 120
-            while True:
-                if server.poll() is not None:
-                    pytest.fail(f"navicite serve exited with {server.returncode}: {log_path.read_text()[-2000:]}")
-                try:
-                    if _get(f"{url}/v1/health")[0] == 200:
-                        break
-                except OSError:
-                    pass
-                if time.monotonic() > deadline:
-                    pytest.fail("navicite serve did not answer within 120 s")
-                time.sleep(0.3)
-            yield url
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
-
-
 @pytest.fixture(scope="module")
-def scripted_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serving(tmp_path_factory.mktemp("web") / "home", SCRIPTED, scripted=True) as url:
+def scripted_url(navicite_serve, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with navicite_serve(tmp_path_factory.mktemp("web") / "home", SCRIPTED, LAUNCHER) as url:
         yield url
 
 
@@ -292,12 +245,12 @@ def test_hostile_titles_stay_text(chromium, scripted_url: str, tmp_path: Path) -
                           "#passage img, a[href^='javascript:']")
 
 
-def test_withheld_sentences_and_documents_added_elsewhere(chromium, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_withheld_sentences_and_documents_added_elsewhere(chromium, navicite_serve, tmp_path_factory: pytest.TempPathFactory) -> None:
     """With the default ``generate.unsupported=withhold`` the unsupported sentence is listed, not shown in the
     answer; the library follows a write made by another process."""
     settings = [o for o in SCRIPTED if not o.startswith("generate.unsupported")]
     home = tmp_path_factory.mktemp("web-withhold") / "home"
-    with serving(home, settings, scripted=True) as url:
+    with navicite_serve(home, settings, LAUNCHER) as url:
         _post_records(url, [{"id": "moss", "title": "Moss", "text": "Moss grows on the north side of trees in damp "
                              "forests of the northern hemisphere because that side stays shaded and moist."}])
         driver = chromium(1440, 900)
@@ -317,13 +270,13 @@ def test_withheld_sentences_and_documents_added_elsewhere(chromium, tmp_path_fac
 
 
 @pytest.mark.llm
-def test_real_model_answer_opens_at_the_cited_page(chromium, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_real_model_answer_opens_at_the_cited_page(chromium, navicite_serve, tmp_path_factory: pytest.TempPathFactory) -> None:
     """The embedded model behind the page; screenshots go to ``$NAVICITE_SCREENSHOTS`` when it is set."""
     shots = Path(os.environ["NAVICITE_SCREENSHOTS"]) if os.environ.get("NAVICITE_SCREENSHOTS") else None
     home = tmp_path_factory.mktemp("web-real") / "home"
     settings = ["llm.threads=1", "generate.max_sources=4", "generate.judge_max_calls=4"]
     driver = chromium(1440, 900)
-    with serving(home, settings, scripted=False) as url:
+    with navicite_serve(home, settings) as url:
         driver.get(url + "/")
         upload_shared_pdfs(driver)
         if shots:
