@@ -18,16 +18,19 @@ sees is what ``navicite ask`` prints.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from navicite.config import Settings, load_settings
 from navicite.documents import Document, Passage, place_label
-from navicite.errors import UserInputError
+from navicite.errors import DocumentNotFound, UserInputError
 from navicite.generate.answer import Answer
 from navicite.index import free_text, parse_boolean
 from navicite.ingest import IngestProgress, IngestSummary
+from navicite.ingest.base import Failure
+from navicite.ingest.records import EmptyRecord
 from navicite.llm.base import LLM
 from navicite.pipeline import Engine, Event, Mode
 from navicite.text.utf8 import utf8_safe
@@ -56,6 +59,50 @@ class SearchHit:
         data = asdict(self)
         data["id"] = data.pop("doc_id")
         return data
+
+
+@dataclass(frozen=True)
+class LibraryEntry:
+    """One document as a library lists it.
+
+    ``kind`` is the format it was read from (``pdf``, ``md``, ``html``, ``txt``) or ``record``;
+    ``pages`` is 0 without pages; ``added`` is an ISO 8601 time in UTC, empty for a document
+    added before the collection kept that; ``has_file`` says whether its original file is kept.
+    """
+
+    doc_id: str
+    title: str
+    kind: str
+    pages: int
+    passages: int
+    words: int
+    added: str = ""
+    link: str = ""
+    has_file: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON (``id`` is the document's id)."""
+        data = asdict(self)
+        data["id"] = data.pop("doc_id")
+        return data
+
+
+@dataclass(frozen=True)
+class PassageContext:
+    """A passage with the passages around it in its document, for reading a citation in place."""
+
+    passage: Passage
+    entry: LibraryEntry
+    before: list[Passage] = field(default_factory=list)
+    after: list[Passage] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON: the document's entry and each passage's id, text, pages and section."""
+        def part(p: Passage) -> dict[str, Any]:
+            return {"id": p.id, "text": p.text, "pages": list(p.pages), "section": list(p.section)}
+
+        return {"document": self.entry.to_dict(), "passage": part(self.passage),
+                "before": [part(p) for p in self.before], "after": [part(p) for p in self.after]}
 
 
 class Collection:
@@ -98,6 +145,15 @@ class Collection:
                 paths.append(Path(item).expanduser())
         return self.engine.collection.ingest(paths, fmt=fmt, progress=progress, documents=documents)
 
+    def add_read(self, items: Iterable[Document | Failure | EmptyRecord],
+                 originals: dict[str, Path] | None = None) -> IngestSummary:
+        """Add documents a caller has read itself (a server upload): failures and empty records are counted.
+
+        ``originals``: document id -> the PDF it was read from, so the collection keeps a copy (the
+        web viewer shows it); it may be filled while ``items`` is read.
+        """
+        return self.engine.collection.add(items, originals)
+
     def delete(self, doc_ids: str | Iterable[str]) -> list[str]:
         """Remove documents (with their passages and trees); returns the ids that existed."""
         return self.engine.collection.delete([doc_ids] if isinstance(doc_ids, str) else list(doc_ids))
@@ -117,6 +173,65 @@ class Collection:
             doc = self.engine.index.get(doc_id)
             if doc is not None:
                 yield doc
+
+    def ids(self) -> list[str]:
+        """Every document id, sorted."""
+        return sorted(self.engine.index.ids())
+
+    def library(self, offset: int = 0, limit: int = 200) -> tuple[int, list[LibraryEntry]]:
+        """The documents newest first (those without a recorded time last, by id), ``limit`` from ``offset``.
+
+        Returns the number of documents and the entries of the page.
+        """
+        ids = self.ids()
+        records = self.engine.collection.records(ids)
+        ids.sort(key=lambda i: -records[i].added if i in records else 0.0)  # stable: ids stay sorted among equals
+        entries = []
+        for doc_id in ids[offset: offset + limit]:
+            entry = self.entry(doc_id, records)
+            if entry is not None:  # deleted between listing and reading
+                entries.append(entry)
+        return len(ids), entries
+
+    def entry(self, doc_id: str, records: dict[str, Any] | None = None) -> LibraryEntry | None:
+        """A document's library entry, or None."""
+        doc = self.get(doc_id)
+        if doc is None:
+            return None
+        store = self.engine.collection
+        record = (records if records is not None else store.records([doc_id])).get(doc_id)
+        meta = doc.metadata
+        return LibraryEntry(
+            doc_id=doc.id, title=doc.title, kind=str(meta.get("format") or "record"),
+            pages=meta["pages"] if isinstance(meta.get("pages"), int) else 0,
+            passages=record.passages if record else len(store.passages_of(doc)),
+            words=doc.word_count, link=doc.link,
+            added=datetime.fromtimestamp(record.added, timezone.utc).isoformat(timespec="seconds") if record else "",
+            has_file=bool(record and record.file),
+        )
+
+    def original(self, doc_id: str) -> Path | None:
+        """The kept copy of the file a document was read from (PDFs added since files are kept), or None."""
+        return self.engine.collection.original(doc_id)
+
+    def context(self, passage_id: str, around: int = 1) -> PassageContext:
+        """A cited passage with up to ``around`` passages before and after it in its document.
+
+        Raises:
+            DocumentNotFound: no passage has this id.
+        """
+        store = self.engine.collection
+        passage = store.get_passage(passage_id)
+        entry = self.entry(passage.doc_id) if passage is not None else None
+        if passage is None or entry is None:
+            raise DocumentNotFound(f"no passage with id {passage_id!r}; passage ids come from an answer's citations")
+        near = (store.get_passage(replace(passage, number=n).id) for n in range(passage.number - around, passage.number))
+        after = (store.get_passage(replace(passage, number=n).id) for n in range(passage.number + 1, passage.number + around + 1))
+        return PassageContext(
+            passage=passage, entry=entry,
+            before=[p for p in near if p is not None] if not passage.whole else [],
+            after=[p for p in after if p is not None] if not passage.whole else [],
+        )
 
     def passages(self, doc_id: str) -> list[Passage]:
         """The passages a document is cut into (what answers cite).

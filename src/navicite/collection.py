@@ -1,6 +1,7 @@
 """One data directory's documents, their passages and their trees, kept consistent.
 
-A collection has two lexical indexes: ``documents`` holds every document whole (what
+A collection has two lexical indexes (and a ledger, :class:`~navicite.ingest.library.Library`,
+of when each document came, its passage count and a copy of its original PDF): ``documents`` holds every document whole (what
 ``docs list``/``docs show`` and the tree builder read) and ``passages`` holds the passages
 retrieval ranks and answers cite. Every write goes through :class:`CollectionStore`, so adding,
 replacing and deleting a document changes its passages and drops its stale tree in one place.
@@ -20,7 +21,8 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import cached_property
 from pathlib import Path
 
 from navicite.config import Settings
@@ -28,6 +30,7 @@ from navicite.documents import Document, Passage
 from navicite.errors import DiskFullError, IndexStoreError
 from navicite.index.base import LexicalIndex, UpsertReport
 from navicite.ingest.base import Failure
+from navicite.ingest.library import Library, LibraryRecord
 from navicite.ingest.records import EmptyRecord, FieldMapping
 from navicite.ingest.runner import IngestRunner, IngestSummary, ProgressCallback
 from navicite.navigate.store import TreeStore
@@ -119,6 +122,19 @@ class CollectionStore:
         """A stored document by id."""
         return self.documents.get(doc_id)
 
+    @cached_property
+    def library(self) -> Library:
+        """When each document was added, its passage count and its kept original file."""
+        return Library(self.settings.home)
+
+    def records(self, doc_ids: Iterable[str]) -> dict[str, LibraryRecord]:
+        """The library entries of ``doc_ids`` (documents added before the ledger existed have none)."""
+        return self.library.get(doc_ids)
+
+    def original(self, doc_id: str) -> Path | None:
+        """The kept copy of the file a document was read from (PDFs), or None."""
+        return self.library.original(doc_id)
+
     def get_passage(self, passage_id: str) -> Passage | None:
         """A stored passage by id (a whole record's passage has its document's id)."""
         entry = self.passages.get(passage_id)
@@ -131,16 +147,21 @@ class CollectionStore:
         """Read files and folders, then ``documents``, into this collection (see :class:`~navicite.ingest.runner.IngestRunner`)."""
         return IngestRunner(self.settings, index=self, progress=progress).run(paths, fmt, mapping, documents)
 
-    def add(self, items: Iterable[Document | Failure | EmptyRecord]) -> IngestSummary:
+    def add(self, items: Iterable[Document | Failure | EmptyRecord],
+            originals: Mapping[str, Path] | None = None) -> IngestSummary:
         """Write documents already read (by a loader, a server upload, a program) in committed batches.
 
         Failures and empty records in ``items`` are counted in the summary, not written; a
-        document with nothing to index is counted as empty.
+        document with nothing to index is counted as empty. ``originals``: document id -> the
+        file it was read from, to keep a copy of (filled at the latest as its document is read).
         """
-        return IngestRunner(self.settings, index=self).add(items)
+        return IngestRunner(self.settings, index=self).add(items, originals)
 
-    def upsert(self, documents: Iterable[Document]) -> UpsertReport:
-        """Add new documents, replace changed ones (their passages and trees go with them), skip unchanged ones."""
+    def upsert(self, documents: Iterable[Document], originals: Mapping[str, Path] | None = None) -> UpsertReport:
+        """Add new documents, replace changed ones (their passages and trees go with them), skip unchanged ones.
+
+        ``originals`` maps document ids to the files they were read from, to keep a copy of (PDFs, for the viewer).
+        """
         batch = list(documents)
         passages = self._checked_passages(strict=True)  # checked before the write, so a rebuild never sees half of it
         self._keep_reserve()
@@ -149,10 +170,11 @@ class CollectionStore:
             pending.changed = True
             changed = set(report.added) | set(report.replaced)
             latest = {doc.id: doc for doc in batch if doc.id in changed}
+            cut = {doc_id: self.passages_of(doc) for doc_id, doc in latest.items()}
             try:
                 if report.replaced:
                     passages.delete(report.replaced)
-                passages.upsert(p.as_document(doc) for doc in latest.values() for p in self.passages_of(doc))
+                passages.upsert(p.as_document(latest[doc_id]) for doc_id, parts in cut.items() for p in parts)
             except BaseException:
                 # A batch of new documents whose passages could not be written (a full disk) is
                 # taken back whole; replaced documents lost their old passages, so the repair is due.
@@ -160,12 +182,15 @@ class CollectionStore:
                 if not report.replaced and self._take_back(report.added):
                     pending.changed = False
                 raise
+        self.library.record({doc_id: len(parts) for doc_id, parts in cut.items()}, originals)
+        if originals and report.unchanged:
+            self.library.keep_missing({i: originals[i] for i in report.unchanged if i in originals})
         if report.replaced:
             self._drop_trees(report.replaced, keep_summaries=True)
         return report
 
     def delete(self, doc_ids: Iterable[str]) -> list[str]:
-        """Remove documents with everything derived from them (vectors, trees, passages); returns the ids that existed.
+        """Remove documents with everything derived from them (vectors, trees, kept files, passages); returns the ids that existed.
 
         Derived data goes first and the documents last: a crash part-way leaves documents that lost
         some derived data (recomputed when needed; the passages by the repair the marker asks
@@ -178,6 +203,7 @@ class CollectionStore:
             return []
         self._drop_vectors(existing)
         self._drop_trees([doc.id for doc in existing])
+        self.library.delete([doc.id for doc in existing])
         with self._pending() as pending:
             passages.delete(wanted)
             pending.changed = True
@@ -196,9 +222,10 @@ class CollectionStore:
         expected: set[str] = set()
         total, written, done = self.documents.count(), 0, 0
         for chunk in _chunks(self.documents.ids(), _REBUILD_BATCH):
-            entries = self._entries(chunk)
+            entries, counts = self._entries(chunk)
             expected.update(entry.id for entry in entries)
             report = self._passages.upsert(entries)
+            self.library.set_passages(counts)
             written += len(report.added) + len(report.replaced)
             done += len(chunk)
             if progress is not None:
@@ -208,27 +235,32 @@ class CollectionStore:
             self._passages.delete(stale)
             # Deleting an id deletes the entries naming it as their parent too: a whole record
             # since cut into several passages needs its new ones written again.
-            regained = self._entries([doc_id for doc_id in stale if self.documents.get(doc_id) is not None])
+            regained, _ = self._entries([doc_id for doc_id in stale if self.documents.get(doc_id) is not None])
             written += len(self._passages.upsert(regained).added)
         folder.mkdir(parents=True, exist_ok=True)
         _write_info(folder, self.words)
         (folder / PENDING_FILE).unlink(missing_ok=True)
         return written
 
-    def _entries(self, doc_ids: list[str]) -> list[Document]:
-        """The passage entries of the given documents, as this collection cuts them."""
+    def _entries(self, doc_ids: list[str]) -> tuple[list[Document], dict[str, int]]:
+        """The passage entries of the given documents, as this collection cuts them, and each one's count."""
         entries: list[Document] = []
+        counts: dict[str, int] = {}
         for doc_id in doc_ids:
             doc = self.documents.get(doc_id)
             if doc is not None:
-                entries.extend(p.as_document(doc) for p in self.passages_of(doc))
-        return entries
+                parts = self.passages_of(doc)
+                counts[doc_id] = len(parts)
+                entries.extend(p.as_document(doc) for p in parts)
+        return entries, counts
 
     def close(self) -> None:
         """Release write resources of both indexes."""
         for part in (self._documents, self._passages):
             if part is not None:
                 part.close()
+        if "library" in self.__dict__:
+            self.library.close()
 
     # -- consistency ---------------------------------------------------------------------------
 

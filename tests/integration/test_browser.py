@@ -7,19 +7,12 @@ arrived, that every ``[n]`` marker links to a listed source and shows its passag
 and that the hostile markup appears as text and never became elements. A
 screenshot is saved in the test's temporary folder.
 
-Needs Debian's ``chromium`` and ``chromium-driver``; skipped only when they are absent.
+Needs Debian's ``chromium`` and ``chromium-driver`` (the ``chromium`` fixture); skipped only when they are absent.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,8 +24,6 @@ from navicite.ingest import sample_documents
 
 pytestmark = [pytest.mark.llm, pytest.mark.browser]
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 HOSTILE = {
     "id": "000-hostile-tardigrade",
     "title": "<img src=x onerror=\"window.__pwned=1\"> Tardigrade survival",
@@ -47,72 +38,19 @@ SERVE_SETTINGS = ["llm.threads=1", "generate.max_sources=2", "generate.draft_max
                   "generate.judge_max_calls=2", "generate.language_retry=false"]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_healthy(url: str, server: subprocess.Popen, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"navicite serve exited with {server.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/v1/health", timeout=2) as reply:
-                if json.load(reply)["status"] == "ok":
-                    return
-        except OSError:
-            time.sleep(0.5)
-    raise TimeoutError(f"navicite serve did not answer at {url} within {timeout:.0f}s")
-
-
 @pytest.fixture(scope="module")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server_url(navicite_serve, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("browser-home")
     records = home / "hostile.jsonl"
     records.write_text(json.dumps(HOSTILE) + "\n", encoding="utf-8")
     assert CollectionStore(load_settings(home, SERVE_SETTINGS)).ingest([*sample_documents(), records]).ok
-    port = _free_port()
-    log = (home / "serve.log").open("w")
-    args = [sys.executable, "-m", "navicite", "--home", str(home)]
-    for override in SERVE_SETTINGS:
-        args += ["-s", override]
-    server = subprocess.Popen(
-        [*args, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "HF_HUB_OFFLINE": "1"},
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, server)
+    with navicite_serve(home, SERVE_SETTINGS) as url:
         yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
 
 
 @pytest.fixture
-def browser(tmp_path: Path) -> Iterator[object]:
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        pytest.skip("Debian chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", "--window-size=1400,1000", f"--user-data-dir={tmp_path / 'profile'}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+def browser(chromium) -> object:
+    return chromium(1400, 1000)
 
 
 def test_ask_in_the_page(server_url: str, browser, tmp_path: Path) -> None:
@@ -145,13 +83,18 @@ def test_ask_in_the_page(server_url: str, browser, tmp_path: Path) -> None:
         assert target in listed, (target, listed)
         assert marker.text == f"[{target.removeprefix('src-')}]"
 
-    # Clicking a marker shows its passage.
-    markers[0].click()
+    # Hovering a marker shows its quote; clicking it opens the passage beside the answer.
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).move_to_element(markers[0]).perform()
     passage = driver.find_element(By.ID, "passage")
     wait.until(lambda d: passage.is_displayed())
     assert passage.find_element(By.TAG_NAME, "blockquote").text.strip()
     # A record without pages has no place line (it once read "null").
     assert "null" not in passage.text.split("\n")[1:2], passage.text
+    markers[0].click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#text-context .cited, #pdf-text span"))
+    assert driver.find_element(By.ID, "viewer").is_displayed()
     # "How long ...?" asks for one thing: the answer phrase opens the answer, cited like its sentence.
     phrases = driver.find_elements(By.CSS_SELECTOR, "#answer p.phrase")
     if phrases:
@@ -163,7 +106,8 @@ def test_ask_in_the_page(server_url: str, browser, tmp_path: Path) -> None:
     assert driver.execute_script("return window.__pwned === undefined")
     injected = driver.execute_script(
         "return document.querySelectorAll('#answer img, #answer script, #sources img, #sources script, "
-        "#passage img, #passage script, #documents img, #documents script, a[href^=\"javascript:\"]').length"
+        "#passage img, #passage script, #documents img, #documents script, #viewer img, #viewer script, "
+        "a[href^=\"javascript:\"]').length"
     )
     assert injected == 0
     if "Tardigrade survival" in driver.find_element(By.ID, "sources").text:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -109,8 +109,11 @@ class _Tally:
 class DocumentSink(Protocol):
     """Where ingest writes: a collection (or anything that upserts documents as one)."""
 
-    def upsert(self, documents: Iterable[Document]) -> UpsertReport:
-        """Add new documents, replace changed ones, skip unchanged ones; one commit."""
+    def upsert(self, documents: Iterable[Document], originals: Mapping[str, Path] | None = None) -> UpsertReport:
+        """Add new documents, replace changed ones, skip unchanged ones; one commit.
+
+        ``originals``: the files some of them were read from, for the sink to keep a copy of.
+        """
         ...
 
 
@@ -134,6 +137,8 @@ class IngestRunner:
         self._at: tuple[list[tuple[Path, str]], int, str] | None = None
         self._seen: dict[str, None] = {}
         self._summary = IngestSummary()
+        # Document id -> the PDF it was read from, for the collection to keep a copy of (the viewer shows it).
+        self._originals: Mapping[str, Path] = {}
 
     def run(self, paths: Iterable[Path | str], fmt: str = "auto", mapping: FieldMapping | None = None,
             documents: Iterable[Document] = ()) -> IngestSummary:
@@ -149,14 +154,26 @@ class IngestRunner:
                                 repeated=[str(p) for p in plan.repeated])
         return self._write(chain(self._read(plan.items, mapping), documents), summary, started)
 
-    def add(self, items: Iterable[Document | Failure | EmptyRecord]) -> IngestSummary:
-        """Ingest documents already read (a loader's stream: failures and empty records are counted, not written)."""
+    def add(self, items: Iterable[Document | Failure | EmptyRecord],
+            originals: Mapping[str, Path] | None = None) -> IngestSummary:
+        """Ingest documents already read (a loader's stream: failures and empty records are counted, not written).
+
+        ``originals``: document id -> the file it was read from, to keep a copy of; it may be
+        filled while ``items`` is read, as long as an id is in it before its document is yielded.
+        """
+        if originals is not None:
+            self._originals = originals
         return self._write(items, IngestSummary(), time.perf_counter())
 
     def _read(self, items: list[tuple[Path, str]], mapping: FieldMapping | None) -> RecordStream:
+        originals: dict[str, Path] = {}
+        self._originals = originals
         for done, (path, file_format) in enumerate(items):
             self._at = (items, done, str(path))
-            yield from load(path, file_format, mapping)
+            for item in load(path, file_format, mapping):
+                if file_format == "pdf" and isinstance(item, Document):
+                    originals[item.id] = path
+                yield item
             self._at = (items, done + 1, str(path))
             self._report()
 
@@ -171,7 +188,8 @@ class IngestRunner:
 
         def flush() -> None:
             if pending:
-                report = index.upsert(list(pending.values()))
+                kept = {doc_id: self._originals[doc_id] for doc_id in pending if doc_id in self._originals}
+                report = index.upsert(list(pending.values()), kept or None)
                 tally.record(report)
                 pending.clear()
 

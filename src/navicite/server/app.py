@@ -9,6 +9,7 @@ limits its own concurrency). Blocking engine work runs in worker threads.
 
 from __future__ import annotations
 
+import mimetypes
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,10 +22,11 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from navicite import __version__
+from navicite.api import Collection
 from navicite.config import Settings
 from navicite.errors import DocumentNotFound, NaviciteError, QuerySyntaxError, UserInputError
 from navicite.server.auth import require_key
-from navicite.server.routes import ask, documents, openai_chat, search, system, trees
+from navicite.server.routes import ask, documents, library, openai_chat, search, system, trees
 from navicite.server.security import RequestGuard
 from navicite.server.uploads import UnsupportedUpload, UploadTooLarge
 
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
     from navicite.pipeline import Engine
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+# The page's scripts are ES modules (pdf.js ships as .mjs); a wrong type with nosniff would block them.
+mimetypes.add_type("text/javascript", ".mjs")
 
 #: The page loads only its own script and style, so injected markup could not run code
 #: even if some text slipped past the DOM-building code.
@@ -109,12 +113,13 @@ def create_app(settings: Settings, engine: Engine | None = None, host: str | Non
     )
     app.state.settings = settings
     app.state.engine = engine
+    app.state.collection = Collection(engine=engine)  # the routes' one way into the collection
     app.state.write_lock = threading.Lock()
     app.add_exception_handler(NaviciteError, _navicite_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
 
     app.include_router(system.router, prefix="/v1")
-    for module in (ask, search, documents, trees, openai_chat):
+    for module in (ask, search, documents, library, trees, openai_chat):
         app.include_router(module.router, prefix="/v1", dependencies=[Depends(require_key)])
     # Ollama's clients expect its paths at the root of the server, not under /v1.
     app.include_router(openai_chat.ollama_router, prefix="/api", dependencies=[Depends(require_key)])

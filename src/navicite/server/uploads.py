@@ -6,7 +6,8 @@ the ingest runner reads it from there. Documents read from a whole file (Markdow
 text, HTML, PDF) would otherwise take their id, title and link from that
 generated path, so they are given an id derived from the client's file name
 (re-uploading a file of the same name replaces it), a title from that name and
-no local link, before they reach the collection (``CollectionStore.add``). JSON
+no local link, before they reach the collection (``Collection.add_read``); the collection keeps
+a copy of each uploaded PDF for the page's viewer. JSON
 records go to the collection as they are, without a file.
 """
 
@@ -21,7 +22,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from navicite.collection import CollectionStore
+from navicite.api import Collection
 from navicite.config import Settings
 from navicite.documents import Document, content_id
 from navicite.errors import UserInputError
@@ -87,6 +88,8 @@ class UploadBatch:
         self.records: list[dict[str, Any]] = []
         #: Ids of the documents read so far, in order (repeats included).
         self.ids: list[str] = []
+        #: Document id -> the saved PDF it was read from (the collection keeps a copy for the viewer).
+        self.originals: dict[str, Path] = {}
         self._written = 0
 
     def __enter__(self) -> UploadBatch:
@@ -128,22 +131,26 @@ class UploadBatch:
         """What the request holds, read: each file's documents under its client name, then the records."""
         plan = plan_paths(list(self.names))
         yield from plan.failures
-        read = (
-            _as_uploaded(item, path, self.names[path]) if isinstance(item, Document) else item
-            for path, fmt in plan.items
-            for item in load(path, fmt)
-        )
         records = (record_to_document(r, FieldMapping(), f"records:{n}") for n, r in enumerate(self.records, start=1))
-        for item in chain(read, records):
+        for item in chain(self._read(plan.items), records):
             if isinstance(item, Document):
                 self.ids.append(item.id)
             yield item
 
-    def ingest(self, collection: CollectionStore) -> dict[str, Any]:
+    def _read(self, items: list[tuple[Path, str]]) -> Iterator[Document | Failure | EmptyRecord]:
+        for path, fmt in items:
+            for item in load(path, fmt):
+                if isinstance(item, Document):
+                    item = _as_uploaded(item, path, self.names[path])
+                    if fmt == "pdf":
+                        self.originals[item.id] = path
+                yield item
+
+    def ingest(self, collection: Collection) -> dict[str, Any]:
         """Add everything received to ``collection``; the summary names files by their client names."""
         if not self.names and not self.records:
             raise UserInputError("nothing to ingest: send files (multipart field 'files') or JSON {\"records\": [...]}")
-        summary = collection.add(self.documents())
+        summary = collection.add_read(self.documents(), self.originals)
         out = summary.to_dict()
         out["failed"] = [
             {"file": self._client_name(f.path), "reason": f.reason.replace(self._dir.name, "")} for f in summary.failed

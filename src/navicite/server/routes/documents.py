@@ -108,7 +108,7 @@ async def add_documents(request: Request, response: Response) -> dict[str, Any]:
 
 def _locked_ingest(request: Request, batch: UploadBatch) -> dict[str, Any]:
     with request.app.state.write_lock:
-        return batch.ingest(request.app.state.engine.collection)
+        return batch.ingest(request.app.state.collection)
 
 
 @router.get("/documents", summary="List documents")
@@ -118,14 +118,14 @@ async def list_documents(
     limit: int = Query(50, ge=1, le=1000),
 ) -> dict[str, Any]:
     """Documents in id order, ``limit`` from ``offset``, with title, link and word count."""
-    index = request.app.state.engine.index
+    collection = request.app.state.collection
     base = str(request.base_url)
 
     def page() -> dict[str, Any]:
-        ids = sorted(index.ids())
+        ids = collection.ids()
         entries = []
         for doc_id in ids[offset: offset + limit]:
-            doc = index.get(doc_id)
+            doc = collection.get(doc_id)
             if doc is not None:  # deleted between listing and reading
                 entries.append({"id": doc.id, "title": doc.title, "link": public_link(doc.link, doc.id, base),
                                 "words": doc.word_count})
@@ -137,7 +137,7 @@ async def list_documents(
 @router.get("/documents/{doc_id:path}", summary="Read one document")
 async def get_document(doc_id: str, request: Request) -> dict[str, Any]:
     """The stored document: id, title, abstract, text, link, metadata."""
-    doc = await run_in_threadpool(request.app.state.engine.index.get, doc_id)
+    doc = await run_in_threadpool(request.app.state.collection.get, doc_id)
     if doc is None:
         raise DocumentNotFound(f"no document with id {doc_id!r}; GET /v1/documents lists the ids")
     return public_record(doc.to_dict(), str(request.base_url))
@@ -149,7 +149,7 @@ async def delete_document(doc_id: str, request: Request) -> dict[str, Any]:
 
     def delete() -> list[str]:
         with request.app.state.write_lock:
-            return request.app.state.engine.collection.delete([doc_id])  # with its passages and tree
+            return request.app.state.collection.delete([doc_id])  # with its passages, tree and kept file
 
     if not await run_in_threadpool(delete):
         raise DocumentNotFound(f"no document with id {doc_id!r}; nothing was deleted")
