@@ -45,7 +45,7 @@ def make_pdf(path: Path, pages: list[str]) -> Path:
 @pytest.fixture
 def client(tmp_path: Path) -> TestClient:
     settings = load_settings(tmp_path / "home", ["llm.backend=none"])
-    return TestClient(create_app(settings))
+    return TestClient(create_app(settings), base_url="http://localhost")
 
 
 def _upload(client: TestClient, *files: tuple[str, bytes, str]) -> dict:
