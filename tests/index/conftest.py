@@ -1,14 +1,12 @@
 """Real indexes in temporary data directories: tantivy, and OpenSearch on a real node.
 
-``make_index``/``sample_index`` run a test once per backend. The OpenSearch runs read the node's
-address from NAVICITE_TEST_OPENSEARCH (CI sets it after scripts/search-node.sh start): without
-it they are skipped; with it set and no node answering they fail, never skip.
+``make_index``/``sample_index`` run a test once per backend. The OpenSearch node comes from the
+``opensearch_url`` fixture (tests/conftest.py: skipped without NAVICITE_TEST_OPENSEARCH, failing
+with it set and no node).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -38,40 +36,6 @@ def docs() -> list[Document]:
 
 #: The backends the LexicalIndex contract runs against.
 BACKENDS = ("tantivy", "opensearch")
-NO_NODE = (
-    "no OpenSearch node for the opensearch backend's tests: run scripts/search-node.sh start and set "
-    "NAVICITE_TEST_OPENSEARCH=http://127.0.0.1:9250"
-)
-
-
-@pytest.fixture(scope="session")
-def opensearch_url() -> str:
-    """The test node's address; skips without NAVICITE_TEST_OPENSEARCH, fails when it is set and the node is down."""
-    url = os.environ.get("NAVICITE_TEST_OPENSEARCH", "").rstrip("/")
-    if not url:
-        pytest.skip(NO_NODE)
-    try:
-        with urllib.request.urlopen(f"{url}/_cluster/health?wait_for_status=yellow&timeout=30s", timeout=40) as reply:
-            status = json.load(reply)["status"]
-    except (OSError, ValueError, KeyError) as exc:
-        pytest.fail(f"NAVICITE_TEST_OPENSEARCH={url} is set but no OpenSearch node answers ({exc}); {NO_NODE}")
-    if status == "red":
-        pytest.fail(f"the OpenSearch cluster at {url} is red")
-    return url
-
-
-def backend_overrides(backend: str, url: str = "") -> list[str]:
-    """Settings that select ``backend``; OpenSearch indexes get two shards, so scores must not depend on sharding."""
-    if backend == "tantivy":
-        return []
-    return [
-        "index.backend=opensearch",
-        f'index.opensearch.hosts=["{url}"]',
-        "index.opensearch.shards=2",
-        "index.opensearch.replicas=0",
-    ]
-
-
 def drop_opensearch_indexes(url: str, names: list[str]) -> None:
     """Delete test indexes (missing ones are fine)."""
     for name in names:
@@ -88,11 +52,12 @@ class Backend:
 
     name: str
     url: str = ""
+    overrides: list[str] = field(default_factory=list)
     made: list[str] = field(default_factory=list)
 
     def create(self, home: Path, *overrides: str) -> LexicalIndex:
         """An index of this backend in ``home``; OpenSearch indexes are deleted when the backend's tests end."""
-        index = create(load_settings(home, [*backend_overrides(self.name, self.url), *overrides]))
+        index = create(load_settings(home, [*self.overrides, *overrides]))
         if self.url:
             self.made.append(index.name)  # type: ignore[attr-defined]
         return index
@@ -101,16 +66,19 @@ class Backend:
 @pytest.fixture(scope="module", params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
     """Each backend in turn (OpenSearch: on the node of NAVICITE_TEST_OPENSEARCH)."""
-    chosen = Backend(request.param, request.getfixturevalue("opensearch_url") if request.param == "opensearch" else "")
+    if request.param == "opensearch":
+        chosen = Backend("opensearch", request.getfixturevalue("opensearch_url"), request.getfixturevalue("opensearch_overrides"))
+    else:
+        chosen = Backend(request.param)
     yield chosen
     if chosen.made:
         drop_opensearch_indexes(chosen.url, sorted(set(chosen.made)))
 
 
 @pytest.fixture(scope="module")
-def opensearch(opensearch_url: str) -> Iterator[Backend]:
+def opensearch(opensearch_url: str, opensearch_overrides: list[str]) -> Iterator[Backend]:
     """The OpenSearch backend alone, for tests of what only it has."""
-    chosen = Backend("opensearch", opensearch_url)
+    chosen = Backend("opensearch", opensearch_url, opensearch_overrides)
     yield chosen
     if chosen.made:
         drop_opensearch_indexes(chosen.url, sorted(set(chosen.made)))

@@ -6,6 +6,7 @@ behaviour is in test_lexical_contract.py.
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -75,10 +76,13 @@ def test_search_many_answers_each_query_in_one_request(opensearch: Any, tmp_path
 
 
 def test_an_unreachable_cluster_is_one_clear_error(tmp_path: Path) -> None:
-    settings = load_settings(tmp_path, ["index.backend=opensearch", 'index.opensearch.hosts=["http://127.0.0.1:9"]',
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings = load_settings(tmp_path, ["index.backend=opensearch", f'index.opensearch.hosts=["http://127.0.0.1:{port}"]',
                                         "index.opensearch.max_retries=0", "index.opensearch.timeout_s=2"])
     index = create(settings)
-    with pytest.raises(IndexStoreError, match=r"cannot reach the OpenSearch cluster at http://127.0.0.1:9; start it") as caught:
+    with pytest.raises(IndexStoreError, match=rf"cannot reach the OpenSearch cluster at http://127.0.0.1:{port}; start it") as caught:
         index.upsert(DOCS[:1])
     assert "\n" not in str(caught.value)
     with pytest.raises(IndexStoreError, match="cannot reach"):

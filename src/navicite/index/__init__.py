@@ -66,6 +66,18 @@ def _opensearch(settings: Settings, part: Part) -> LexicalIndex:
     return OpenSearchIndex(index_name(settings.index, str(settings.home.resolve()), part), settings.index)
 
 
+def backend_health(settings: Settings) -> dict[str, object]:
+    """The index backend's state for a health report: a cluster's status (green, yellow, red or
+    unreachable) and nodes; a local backend is only named. Never raises."""
+    if settings.index.backend == "opensearch":
+        try:
+            from navicite.index.opensearch_index import cluster_health
+        except ImportError:
+            return {"backend": "opensearch", "status": "client missing: pip install 'navicite[opensearch]'"}
+        return {"backend": "opensearch", **cluster_health(settings.index.opensearch)}
+    return {"backend": settings.index.backend}
+
+
 register_backend("tantivy", _tantivy)
 register_backend("opensearch", _opensearch)
 
@@ -85,6 +97,7 @@ __all__ = [
     "Query",
     "Term",
     "UpsertReport",
+    "backend_health",
     "create",
     "free_text",
     "leaves",
