@@ -89,7 +89,8 @@ def index_name(settings: IndexSettings, home: str, part: str) -> str:
     return f"{prefix.lower()}-{part}"
 
 
-def _doc_key(doc_id: str) -> str:
+def doc_key(doc_id: str) -> str:
+    """The ``_id`` of a navicite id: itself, or its hash when longer than OpenSearch allows."""
     if len(doc_id.encode("utf-8", "replace")) <= _MAX_ID_BYTES:
         return doc_id
     return "sha256:" + hashlib.sha256(doc_id.encode("utf-8", "replace")).hexdigest()
@@ -193,7 +194,7 @@ class OpenSearchIndex:
             (report.replaced if old is not None else report.added).append(doc_id)
             language = detect_language(doc.title, doc.abstract, doc.text)
             source = om.to_source(doc, fingerprint, language, self._exact)
-            actions.append({"_op_type": "index", "_index": self.name, "_id": _doc_key(doc_id), "_source": source})
+            actions.append({"_op_type": "index", "_index": self.name, "_id": doc_key(doc_id), "_source": source})
         if actions:
             self._bulk(actions)
         return report
@@ -213,7 +214,7 @@ class OpenSearchIndex:
             return []
         # Passages go by id too: delete-by-query lives in the reindex module, which a cluster may lack.
         doomed = [d for d in existed if d in present] + self._children([d for d in existed if d in parents])
-        self._bulk([{"_op_type": "delete", "_index": self.name, "_id": _doc_key(d)} for d in doomed], refresh=False)
+        self._bulk([{"_op_type": "delete", "_index": self.name, "_id": doc_key(d)} for d in doomed], refresh=False)
         self._refresh()
         return existed
 
@@ -248,7 +249,7 @@ class OpenSearchIndex:
         for start in range(0, len(doc_ids), _LOOKUP_CHUNK):
             chunk = doc_ids[start : start + _LOOKUP_CHUNK]
             reply = self._call(
-                self.client.mget, index=self.name, body={"ids": [_doc_key(d) for d in chunk]},
+                self.client.mget, index=self.name, body={"ids": [doc_key(d) for d in chunk]},
                 params={"_source_includes": "id,fingerprint", "realtime": "true"},
             )
             for doc in reply["docs"]:
@@ -369,7 +370,7 @@ class OpenSearchIndex:
         if not self._exists():
             return None
         try:
-            reply = self._call(self.client.get, index=self.name, id=_doc_key(utf8_safe(doc_id)))
+            reply = self._call(self.client.get, index=self.name, id=doc_key(utf8_safe(doc_id)))
         except NotFoundError:
             return None
         return om.from_source(reply["_source"]) if reply.get("found") else None

@@ -523,6 +523,11 @@ def collection_dense(settings: Settings) -> DenseSearch | None:
     from navicite import embed
     from navicite.vectors import STORE_FILE, StoredDense, open_store
 
+    if settings.retrieve.dense_portfolio and settings.index.backend == "opensearch":
+        # The vectors live in the cluster, so every process in front of it finds the same passages.
+        from navicite.index.opensearch_dense import ClusterDense
+
+        return ClusterDense(settings, embed.create(settings))
     if not settings.retrieve.dense_portfolio or not (settings.home / STORE_FILE).is_file():
         return None
     return StoredDense(open_store(settings.home, settings.embed.model), embed.create(settings))
