@@ -21,7 +21,8 @@ import org.opensearch.plugins.Plugin;
  * <p>Arguments: {@code --index I --nodes N --http-port P --transport-port T --home DIR}. Node
  * {@code I} of {@code N} listens on HTTP port {@code P+I} and transport port {@code T+I}; with
  * {@code N > 1} the nodes find each other on the transport ports {@code T..T+N-1}. One process per
- * node, so a test can stop one node of a two-node cluster and watch the other carry on.
+ * node, so a test can stop one node of a two-node cluster and watch the other carry on (node 0 is
+ * the only cluster manager; stop another one).
  */
 public final class SearchNode {
 
@@ -54,13 +55,17 @@ public final class SearchNode {
             settings.put("discovery.type", "single-node");
         } else {
             List<String> seeds = new ArrayList<>();
-            List<String> names = new ArrayList<>();
             for (int i = 0; i < nodes; i++) {
                 seeds.add("127.0.0.1:" + (transportPort + i));
-                names.add("node-" + i);
             }
             settings.putList("discovery.seed_hosts", seeds);
-            settings.putList("cluster.initial_cluster_manager_nodes", names);
+            // Node 0 manages the cluster; the others hold data only. Two manager-eligible nodes
+            // cannot lose one and keep a quorum, so this way any node but 0 may stop (a fail-over
+            // test) and the cluster stays up, yellow, serving from the replicas.
+            settings.putList("cluster.initial_cluster_manager_nodes", List.of("node-0"));
+            if (index > 0) {
+                settings.putList("node.roles", List.of("data", "ingest"));
+            }
         }
 
         Environment environment = InternalSettingsPreparer.prepareEnvironment(
