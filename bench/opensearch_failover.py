@@ -7,7 +7,7 @@ analysis and no LLM, so no model time hides the cluster's, then a flat search wi
 node 0 manages the cluster) with scripts/search-node.sh. Prints, per phase, questions answered and failed, and the cluster state
 navicite reports (what /v1/health shows). Every request goes to loopback addresses only.
 
-    .venv/bin/python bench/opensearch_failover.py --home /tmp/failover [--seconds 60 --stop-after 20]
+    .venv/bin/python bench/opensearch_failover.py --home /tmp/failover [--seconds 60 --stop-after 20] [-s KEY=VALUE]
 """
 
 from __future__ import annotations
@@ -32,12 +32,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--stop-after", type=float, default=20.0)
     parser.add_argument("--ports", default="9250,9251", help="HTTP ports of the nodes")
+    parser.add_argument("-s", "--set", action="append", default=[], help="extra setting, e.g. rerank.backend=none")
     args = parser.parse_args()
     hosts = json.dumps([f"http://127.0.0.1:{p}" for p in args.ports.split(",")])
     papers = Collection(args.home, [
         "llm.backend=none", "index.backend=opensearch", f"index.opensearch.hosts={hosts}",
         "index.opensearch.index_prefix=failover", "index.opensearch.shards=2", "index.opensearch.replicas=1",
-        "index.opensearch.timeout_s=10", "index.opensearch.max_retries=2",
+        "index.opensearch.timeout_s=10", "index.opensearch.max_retries=2", *args.set,
     ])
     start = time.perf_counter()
     summary = papers.add(sample_documents())

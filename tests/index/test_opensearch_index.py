@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from opensearchpy.exceptions import NotFoundError
 
 from navicite.config import load_settings
 from navicite.documents import Document
@@ -102,3 +103,21 @@ def test_an_index_of_another_format_is_refused(opensearch: Any, tmp_path: Path) 
     index.client.indices.put_mapping(index=index.name, body={"_meta": {"navicite_format": 999}})
     with pytest.raises(IndexStoreError, match="has format 999, .*delete that index"):
         OpenSearchIndex(index.name, load_settings(tmp_path / "home").index, index.client).count()
+
+
+def test_an_index_another_process_created_first_is_used(opensearch: Any, tmp_path: Path) -> None:
+    first = opensearch.create(tmp_path / "home")
+    second = opensearch.create(tmp_path / "home")  # same collection, another process
+    first.upsert(DOCS[:1])
+    real = second.client.indices.get_mapping
+    calls: list[int] = []
+
+    def not_yet(**kwargs: Any) -> Any:  # its first look came before the other process created the index
+        calls.append(1)
+        if len(calls) == 1:
+            raise NotFoundError(404, "index_not_found_exception", {})
+        return real(**kwargs)
+
+    second.client.indices.get_mapping = not_yet  # type: ignore[method-assign]
+    assert second.upsert(DOCS[1:2]).added == ["k2"]
+    assert first.count() == 2

@@ -17,7 +17,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch, helpers
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
-from opensearchpy.exceptions import NotFoundError, OpenSearchException, TransportError
+from opensearchpy.exceptions import NotFoundError, OpenSearchException, RequestError, TransportError
 
 from navicite.config import IndexSettings, OpenSearchSettings
 from navicite.documents import Document
@@ -154,10 +154,14 @@ class OpenSearchIndex:
             "mappings": om.mapping(self._stemming, self._exact),
         }
         try:
-            self._call(self.client.indices.create, index=self.name, body=body)
-        except IndexStoreError as exc:
-            if "resource_already_exists" not in str(exc):  # another process created it first
-                raise
+            self.client.indices.create(index=self.name, body=body)
+        except RequestError as exc:
+            # Another process created it first, or a retried request after a timeout found the
+            # index its first attempt made.
+            if exc.error != "resource_already_exists_exception":
+                raise cluster_error(self.cluster, exc) from exc
+        except OpenSearchException as exc:
+            raise cluster_error(self.cluster, exc) from exc
         self._checked = False
         self._exists()
 
