@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The opensearch backend against tantivy on SciFact train (issue 42): flat BM25 over all 809 claims
-# and mpr-rerank (statistical keyword analysis, no LLM) over the first N claims, in one run, each
-# backend with its own cache folder. Needs a node: scripts/search-node.sh start (NAVICITE_TEST_OPENSEARCH
-# or http://127.0.0.1:9250). The OpenSearch indexes get two shards (scores must not depend on sharding).
+# The opensearch backend against tantivy on SciFact train (issue 42), each figure from both backends
+# in one run: flat BM25 over all 809 claims; MPR (statistical keyword analysis, no LLM, no portfolio D,
+# pool in fused order) and mpr-rerank (the same pool through the hybrid reranker, which embeds the
+# corpus once) over the first N claims. One data directory for both, so the corpus embeddings are
+# computed once; the eval caches keep each backend's index apart. Needs a node:
+# scripts/search-node.sh start (NAVICITE_TEST_OPENSEARCH or http://127.0.0.1:9250). The OpenSearch
+# index gets two shards, so scores must not depend on sharding.
 #   bash bench/opensearch_bench.sh [OUT_DIR] [MPR_QUESTIONS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,12 +22,14 @@ run() {  # backend, label, eval args...
     extra=(-s index.backend=opensearch -s "index.opensearch.hosts=[\"$URL\"]" -s index.opensearch.shards=2
            -s index.opensearch.replicas=0 -s index.opensearch.index_prefix=bench-scifact)
   fi
-  /usr/bin/time -f "$label: %e s wall" "$PY" -m navicite --home "$OUT/home-$backend" -s llm.backend=none "${extra[@]}" \
+  /usr/bin/time -f "$label: %e s wall" "$PY" -m navicite --home "$OUT/home" -s llm.backend=none "${extra[@]}" \
     eval retrieval -d "beir:$DATA" --split train "$@" --out "$OUT/$label" --json > "$OUT/$label.json"
-  "$PY" -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], json.dumps(r.get('methods', r), indent=None)[:600])" \
+  "$PY" -c "import json,sys; r=json.load(open(sys.argv[1])); m=r.get('methods', r)
+for k, v in m.items(): print(sys.argv[2], k, 'nDCG@10 %.4f recall@100 %.4f' % (v['metrics']['ndcg@10'], v['metrics']['recall@100']))" \
     "$OUT/$label.json" "$label"
 }
-run tantivy tantivy-bm25 -m bm25
-run opensearch opensearch-bm25 -m bm25
-run tantivy tantivy-mpr -m mpr-rerank --limit "$N"
-run opensearch opensearch-mpr -m mpr-rerank --limit "$N"
+for backend in tantivy opensearch; do
+  run "$backend" "$backend-bm25" -m bm25
+  NAVICITE_RETRIEVE__DENSE_PORTFOLIO=false run "$backend" "$backend-mpr" -m mpr --limit "$N"
+  NAVICITE_RETRIEVE__DENSE_PORTFOLIO=false run "$backend" "$backend-mpr-rerank" -m mpr-rerank --limit "$N"
+done
