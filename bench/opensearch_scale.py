@@ -68,10 +68,10 @@ def texts(data: Path) -> Iterator[tuple[str, str]]:
         yield "debian-doc", text
 
 
-def passages(limit: int) -> tuple[list[Document], dict[str, int]]:
+def passages(data: Path, limit: int) -> tuple[list[Document], dict[str, int]]:
     out: list[Document] = []
     sources: dict[str, int] = {}
-    for source, text in texts(DATA):
+    for source, text in texts(data):
         words = text.split()
         for start in range(0, len(words), WORDS):
             piece = words[start : start + WORDS]
@@ -128,10 +128,11 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--url", default=os.environ.get("NAVICITE_TEST_OPENSEARCH", "http://127.0.0.1:9250"))
     parser.add_argument("--shards", type=int, default=2)
+    parser.add_argument("--data", type=Path, default=DATA, help="the shared data folder (default ../shared/data)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    docs, sources = passages(max(sizes))
-    claims = [json.loads(line)["text"] for line in (DATA / "scifact" / "queries.jsonl").read_text().splitlines()]
+    docs, sources = passages(args.data, max(sizes))
+    claims = [json.loads(line)["text"] for line in (args.data / "scifact" / "queries.jsonl").read_text().splitlines()]
     questions = claims[: args.questions]
     with urllib.request.urlopen(f"{args.url}/_cat/nodes?h=name,heap.max", timeout=10) as reply:
         nodes = reply.read().decode().split("\n")
