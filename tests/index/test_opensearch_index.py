@@ -121,3 +121,13 @@ def test_an_index_another_process_created_first_is_used(opensearch: Any, tmp_pat
     second.client.indices.get_mapping = not_yet  # type: ignore[method-assign]
     assert second.upsert(DOCS[1:2]).added == ["k2"]
     assert first.count() == 2
+
+
+def test_doc_freq_counts_what_a_search_for_the_word_finds(opensearch: Any, tmp_path: Path) -> None:
+    index = opensearch.create(tmp_path / "home")
+    index.upsert(DOCS)
+    for word in ("kinase", "liver", "diet", "서울", "absent", "!!!"):
+        query = free_text(word)
+        expected = 0 if query is None else len(index.search(query, len(DOCS)))
+        assert index.doc_freq(word) == expected, word
+    assert index.doc_freq("kinase") == 3

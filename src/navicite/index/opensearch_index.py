@@ -26,7 +26,7 @@ from navicite.index import opensearch_mapping as om
 from navicite.index.base import Hit, IndexStats, UpsertReport, latest_by_id
 from navicite.index.cjk import cjk_runs
 from navicite.index.opensearch_render import Renderer
-from navicite.index.query import FIELDS, Query, leaves
+from navicite.index.query import FIELDS, Query, Term, leaves
 from navicite.index.tantivy_schema import utf8_safe
 from navicite.index.snippet_text import SNIPPET_CHARS, SNIPPET_FIELDS, cjk_pattern, cjk_snippet, opening
 from navicite.text.language import detect_language
@@ -368,6 +368,15 @@ class OpenSearchIndex:
                 )
             )
         return hits
+
+    def doc_freq(self, word: str) -> int:
+        """How many documents a field-less search for ``word`` matches (a count, no hits fetched)."""
+        if not self._exists():
+            return 0
+        rendered = self._renderers().render(Term(word))
+        if rendered is None:
+            return 0
+        return int(self._call(self.client.count, index=self.name, body={"query": rendered})["count"])
 
     def get(self, doc_id: str) -> Document | None:
         """The stored document, or None."""
