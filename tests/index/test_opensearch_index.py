@@ -131,3 +131,9 @@ def test_doc_freq_counts_what_a_search_for_the_word_finds(opensearch: Any, tmp_p
         expected = 0 if query is None else len(index.search(query, len(DOCS)))
         assert index.doc_freq(word) == expected, word
     assert index.doc_freq("kinase") == 3
+
+
+def test_a_search_deeper_than_the_hit_window_is_cut_to_it(opensearch: Any, tmp_path: Path) -> None:
+    index = opensearch.create(tmp_path / "home")
+    index.upsert(DOCS)
+    assert len(index.search(free_text("diet"), 50_000)) == len(index.search(free_text("diet"), 100))

@@ -36,6 +36,8 @@ _LOOKUP_CHUNK = 1000
 #: Longest ``_id`` OpenSearch takes is 512 bytes; longer navicite ids are stored under their hash.
 _MAX_ID_BYTES = 500
 _HIT_FIELDS = ["id", "title", "link", "parent"]
+#: Most hits one search returns (OpenSearch's default index.max_result_window).
+_MAX_HITS = 10_000
 
 
 def connect(settings: OpenSearchSettings) -> OpenSearch:
@@ -298,7 +300,8 @@ class OpenSearchIndex:
         rendered = self._renderers().render(query)
         if rendered is None:
             return None
-        body: dict[str, Any] = {"query": rendered, "size": k, "track_total_hits": False, "_source": _HIT_FIELDS}
+        # OpenSearch refuses a window over index.max_result_window (10,000 by default).
+        body: dict[str, Any] = {"query": rendered, "size": min(k, _MAX_HITS), "track_total_hits": False, "_source": _HIT_FIELDS}
         if snippets:
             body["_source"] = [*_HIT_FIELDS, *FIELDS]
             highlight = Renderer(self._stemming, {om.ALL: 1.0}, dict.fromkeys(FIELDS, om.ALL)).render(query)
