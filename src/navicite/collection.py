@@ -16,6 +16,7 @@ import json
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from navicite.config import Settings
 from navicite.documents import Document, Passage
@@ -154,6 +155,7 @@ class CollectionStore:
                 progress(done, total)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / INFO_FILE).write_text(json.dumps({"passage_words": self.words}) + "\n")
+        _record_shared_cut(self._passages, self.words)
         (folder / PENDING_FILE).unlink(missing_ok=True)
         return written
 
@@ -174,11 +176,14 @@ class CollectionStore:
         try:
             info = json.loads((folder / INFO_FILE).read_text())
         except (OSError, ValueError):
-            return True  # documents without a passage index: a collection of the first release
+            # A cluster index keeps the cut itself: another process's data directory lacks the file.
+            info = _shared_cut(self._passages)
+            if info is None:
+                return True  # documents without a passage index: a collection of the first release
         return info.get("passage_words") != self.words
 
     def _pending(self) -> _Pending:
-        return _Pending(self.settings.passage_index_dir, self.words)
+        return _Pending(self.settings.passage_index_dir, self.words, self._passages)
 
     def _drop_trees(self, doc_ids: list[str], keep_summaries: bool = False) -> None:
         """A replaced document's node summaries stay, so rebuilding its tree asks only for what changed."""
@@ -190,9 +195,10 @@ class CollectionStore:
 class _Pending:
     """Marks a write whose passages are not committed yet; records the cut once they are."""
 
-    def __init__(self, folder: Path, words: int) -> None:
+    def __init__(self, folder: Path, words: int, passages: LexicalIndex | None = None) -> None:
         self.folder = folder
         self.words = words
+        self.passages = passages
 
     def __enter__(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -201,7 +207,20 @@ class _Pending:
     def __exit__(self, exc_type: object, *rest: object) -> None:
         if exc_type is None:
             (self.folder / INFO_FILE).write_text(json.dumps({"passage_words": self.words}) + "\n")
+            _record_shared_cut(self.passages, self.words)
             (self.folder / PENDING_FILE).unlink(missing_ok=True)
+
+
+def _shared_cut(passages: LexicalIndex | None) -> dict[str, Any] | None:
+    """How the passages were cut, as a shared index (a cluster) records it for every process; None elsewhere."""
+    read = getattr(passages, "shared_info", None)
+    return read() if callable(read) else None
+
+
+def _record_shared_cut(passages: LexicalIndex | None, words: int) -> None:
+    write = getattr(passages, "record_shared_info", None)
+    if callable(write):
+        write({"passage_words": words})
 
 
 def _chunks(ids: Iterator[str], size: int) -> Iterator[list[str]]:

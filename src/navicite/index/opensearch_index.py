@@ -174,6 +174,24 @@ class OpenSearchIndex:
             self._renderer = Renderer(self._stemming, boosts, routes)
         return self._renderer
 
+    def shared_info(self) -> dict[str, Any] | None:
+        """What the collection recorded about this index (e.g. how passages were cut), kept in the
+        index's ``_meta`` so that every process using the cluster reads the same; None if nothing."""
+        if not self._exists():
+            return None
+        found = self._call(self.client.indices.get_mapping, index=self.name)
+        info = next(iter(found.values()))["mappings"].get("_meta", {}).get("navicite_collection")
+        return dict(info) if isinstance(info, dict) else None
+
+    def record_shared_info(self, info: dict[str, Any]) -> None:
+        """Keep ``info`` with the index (replacing what was recorded); created if need be."""
+        self._create()
+        found = self._call(self.client.indices.get_mapping, index=self.name)
+        meta = dict(next(iter(found.values()))["mappings"].get("_meta", {}))
+        if meta.get("navicite_collection") != info:
+            meta["navicite_collection"] = info
+            self._call(self.client.indices.put_mapping, index=self.name, body={"_meta": meta})
+
     # -- writing -----------------------------------------------------------------------
 
     def close(self) -> None:
