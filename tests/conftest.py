@@ -232,3 +232,44 @@ def _serving(home: Path, settings: list[str], launcher: str | None = None) -> It
 def navicite_serve() -> Callable[..., AbstractContextManager[str]]:
     """``with navicite_serve(home, ["k=v", ...], launcher=None) as url``: a real ``navicite serve`` subprocess."""
     return _serving
+# -- an OpenSearch node (index.backend=opensearch) --------------------------------------------
+
+NO_NODE = (
+    "no OpenSearch node for the opensearch backend's tests: run scripts/search-node.sh start and set "
+    "NAVICITE_TEST_OPENSEARCH=http://127.0.0.1:9250"
+)
+
+
+@pytest.fixture(scope="session")
+def opensearch_url() -> str:
+    """The test node's address (CI sets NAVICITE_TEST_OPENSEARCH after scripts/search-node.sh start).
+
+    Skips without the variable (a developer without a node); fails, never skips, when it is set
+    and no node answers or the cluster is red.
+    """
+    import json
+    import os
+    import urllib.request
+
+    url = os.environ.get("NAVICITE_TEST_OPENSEARCH", "").rstrip("/")
+    if not url:
+        pytest.skip(NO_NODE)
+    try:
+        with urllib.request.urlopen(f"{url}/_cluster/health?wait_for_status=yellow&timeout=30s", timeout=40) as reply:
+            status = json.load(reply)["status"]
+    except (OSError, ValueError, KeyError) as exc:
+        pytest.fail(f"NAVICITE_TEST_OPENSEARCH={url} is set but no OpenSearch node answers ({exc}); {NO_NODE}")
+    if status == "red":
+        pytest.fail(f"the OpenSearch cluster at {url} is red")
+    return url
+
+
+@pytest.fixture(scope="session")
+def opensearch_overrides(opensearch_url: str) -> list[str]:
+    """Settings selecting the test node; two shards per index, so scores must not depend on sharding."""
+    return [
+        "index.backend=opensearch",
+        f'index.opensearch.hosts=["{opensearch_url}"]',
+        "index.opensearch.shards=2",
+        "index.opensearch.replicas=0",
+    ]

@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from navicite.config import Settings
 from navicite.documents import Document, Passage
@@ -239,6 +240,7 @@ class CollectionStore:
             written += len(self._passages.upsert(regained).added)
         folder.mkdir(parents=True, exist_ok=True)
         _write_info(folder, self.words)
+        _record_shared_cut(self._passages, self.words)
         (folder / PENDING_FILE).unlink(missing_ok=True)
         return written
 
@@ -273,11 +275,15 @@ class CollectionStore:
         try:
             info = json.loads((folder / INFO_FILE).read_text())
         except (OSError, ValueError):
-            return True  # documents without a passage index: a collection of the first release
+            # A cluster index keeps the cut itself: another process's data directory lacks the file.
+            shared = _shared_cut(self._passages)
+            if shared is None:
+                return True  # documents without a passage index: a collection of the first release
+            return shared.get("passage_words") != self.words
         return info.get("passage_words") != self.words or info.get("repair", 1) < REPAIR_LEVEL
 
     def _pending(self) -> _Pending:
-        return _Pending(self.settings.passage_index_dir, self.words)
+        return _Pending(self.settings.passage_index_dir, self.words, self._passages)
 
     def _keep_reserve(self) -> None:
         """Make sure the reserve is there before a write; a disk without room for it is full already."""
@@ -335,9 +341,10 @@ class _Pending:
     no repair is asked of the next read.
     """
 
-    def __init__(self, folder: Path, words: int) -> None:
+    def __init__(self, folder: Path, words: int, passages: LexicalIndex | None = None) -> None:
         self.folder = folder
         self.words = words
+        self.passages = passages
         self.changed = False
 
     def __enter__(self) -> _Pending:
@@ -348,12 +355,25 @@ class _Pending:
     def __exit__(self, exc_type: object, *rest: object) -> None:
         if exc_type is None:
             _write_info(self.folder, self.words)
+            _record_shared_cut(self.passages, self.words)
         if exc_type is None or not self.changed:
             (self.folder / PENDING_FILE).unlink(missing_ok=True)
 
 
 def _write_info(folder: Path, words: int) -> None:
     (folder / INFO_FILE).write_text(json.dumps({"passage_words": words, "repair": REPAIR_LEVEL}) + "\n")
+
+
+def _shared_cut(passages: LexicalIndex | None) -> dict[str, Any] | None:
+    """How the passages were cut, as a shared index (a cluster) records it for every process; None elsewhere."""
+    read = getattr(passages, "shared_info", None)
+    return read() if callable(read) else None
+
+
+def _record_shared_cut(passages: LexicalIndex | None, words: int) -> None:
+    write = getattr(passages, "record_shared_info", None)
+    if callable(write):
+        write({"passage_words": words})
 
 
 def _chunks(ids: Iterator[str], size: int) -> Iterator[list[str]]:

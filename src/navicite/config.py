@@ -71,6 +71,33 @@ def is_experimental(field: FieldInfo) -> bool:
     return isinstance(extra, dict) and bool(extra.get("experimental"))
 
 
+class OpenSearchSettings(Section):
+    """``index.backend = opensearch``: the collection's indexes in an OpenSearch cluster (see docs/scaling-out.md)."""
+
+    hosts: list[str] = Field(
+        default_factory=lambda: ["http://127.0.0.1:9200"],
+        description="Cluster addresses (http:// or https://, with port); requests are spread over them.",
+    )
+    index_prefix: str = Field(
+        "",
+        description="Start of the names of this collection's indexes (<prefix>-documents, <prefix>-passages); "
+        "empty = 'navicite-' and a hash of the data directory's path. Give every process that serves the same "
+        "collection the same prefix.",
+    )
+    shards: int = Field(1, ge=1, le=1024, description="Primary shards of each index (fixed when the index is created).")
+    replicas: int = Field(
+        1, ge=0, le=16, description="Copies of each shard on other nodes (0 on a one-node cluster keeps it green)."
+    )
+    username: str | None = Field(None, description="Basic authentication user (with password).")
+    password: str | None = Field(None, description="Basic authentication password.")
+    api_key: str | None = Field(None, description="API key sent as 'Authorization: ApiKey <key>' (instead of a user).")
+    verify_certs: bool = Field(True, description="Check the cluster's TLS certificate (https hosts).")
+    ca_certs: str | None = Field(None, description="CA bundle file for the cluster's certificate (default: the system's).")
+    timeout_s: float = Field(30.0, gt=0, description="Seconds one request may take before it fails.")
+    max_retries: int = Field(2, ge=0, le=10, description="Retries of a request on a connection error or timeout (another host first).")
+    bulk_docs: int = Field(500, ge=1, le=100_000, description="Documents per bulk request while writing.")
+
+
 class IndexSettings(Section):
     """The lexical index."""
 
@@ -96,6 +123,7 @@ class IndexSettings(Section):
     writer_linger_s: float = experimental(
         1.0, ge=0, description="Seconds the index writer stays open after a write, so consecutive batches share it."
     )
+    opensearch: OpenSearchSettings = Field(default_factory=OpenSearchSettings)
 
 
 class IngestSettings(Section):
@@ -569,6 +597,9 @@ class Settings(BaseSettings):
         for section in ("llm", "server"):
             if data[section].get("api_key"):
                 data[section]["api_key"] = "***"
+        for key in ("password", "api_key"):
+            if data["index"]["opensearch"].get(key):
+                data["index"]["opensearch"][key] = "***"
         return data
 
 

@@ -1,7 +1,8 @@
-"""Hostile query text through both query paths and the real index: never a crash."""
+"""Hostile query text through both query paths and the real index of each backend: never a crash."""
 
 from __future__ import annotations
 
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -31,12 +32,11 @@ LONG = [
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> LexicalIndex:
-    from navicite.config import load_settings
+def index(backend: Any, tmp_path_factory: pytest.TempPathFactory) -> LexicalIndex:
+    """A small index of each backend (see tests/index/conftest.py for the OpenSearch node)."""
     from navicite.documents import Document
-    from navicite.index import create
 
-    built = create(load_settings(tmp_path_factory.mktemp("hostile")))
+    built = backend.create(tmp_path_factory.mktemp("hostile"))
     built.upsert(
         [
             Document("a", "Gene therapy", "A gene and its expression, \\ escaped: 1:2 \"quoted\""),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from navicite.index.tantivy_snippets import _char_ranges, mark
+from navicite.index.snippet_text import mark
+from navicite.index.tantivy_snippets import _char_ranges
 
 
 def test_byte_offsets_become_character_ranges() -> None:

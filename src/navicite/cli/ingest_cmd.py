@@ -76,6 +76,12 @@ def _embed_with_progress(ctx: typer.Context) -> EmbedReport:
         store.close()
         collection.close()
     err_console.print(f"embedded {report.embedded:,} of {report.documents:,} passages for re-ranking", highlight=False)
+    if cfg.index.backend == "opensearch":  # portfolio D searches the cluster's copy
+        from navicite.index.opensearch_dense import ClusterDense
+
+        with open_store(cfg.home, cfg.embed.model) as store:
+            published = ClusterDense(cfg).publish(*store.document_vectors())
+        err_console.print(f"published {published:,} passage vectors to the cluster's k-NN index", highlight=False)
     return report
 
 

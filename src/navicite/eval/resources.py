@@ -72,6 +72,7 @@ class EvalResources:
                 # upsert skips unchanged documents, so an interrupted build resumes cheaply.
                 lexical.upsert(corpus[start : start + batch])
                 self.progress("indexing", min(start + batch, len(corpus)), len(corpus))
+            self.index_folder.mkdir(parents=True, exist_ok=True)  # a cluster backend writes nothing here itself
             marker.write_text(json.dumps({"documents": len(corpus), "dataset": self.dataset.name}))
         return lexical
 

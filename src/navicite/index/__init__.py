@@ -18,7 +18,7 @@ from navicite.index.query import FIELDS, And, Not, Or, Phrase, Prefix, Query, Te
 
 #: On-disk format of each built-in backend's index. Caches of built indexes include it in
 #: their key, so an index built by an older navicite is never reused by mistake.
-INDEX_FORMATS: dict[str, int] = {"tantivy": 6}
+INDEX_FORMATS: dict[str, int] = {"tantivy": 6, "opensearch": 1}
 
 #: Builds a backend from the settings of a collection and the part it holds.
 BackendFactory = Callable[[Settings, "Part"], LexicalIndex]
@@ -56,7 +56,30 @@ def _tantivy(settings: Settings, part: Part) -> LexicalIndex:
     return TantivyIndex(settings.index_dir if part == "documents" else settings.passage_index_dir, settings.index)
 
 
+def _opensearch(settings: Settings, part: Part) -> LexicalIndex:
+    try:
+        from navicite.index.opensearch_index import OpenSearchIndex, index_name
+    except ImportError as exc:  # the optional client is missing
+        raise ConfigError(
+            f"index.backend=opensearch needs the OpenSearch client ({exc.name} is missing): pip install 'navicite[opensearch]'"
+        ) from exc
+    return OpenSearchIndex(index_name(settings.index, str(settings.home.resolve()), part), settings.index)
+
+
+def backend_health(settings: Settings) -> dict[str, object]:
+    """The index backend's state for a health report: a cluster's status (green, yellow, red or
+    unreachable) and nodes; a local backend is only named. Never raises."""
+    if settings.index.backend == "opensearch":
+        try:
+            from navicite.index.opensearch_index import cluster_health
+        except ImportError:
+            return {"backend": "opensearch", "status": "client missing: pip install 'navicite[opensearch]'"}
+        return {"backend": "opensearch", **cluster_health(settings.index.opensearch)}
+    return {"backend": settings.index.backend}
+
+
 register_backend("tantivy", _tantivy)
+register_backend("opensearch", _opensearch)
 
 __all__ = [
     "FIELDS",
@@ -74,6 +97,7 @@ __all__ = [
     "Query",
     "Term",
     "UpsertReport",
+    "backend_health",
     "create",
     "free_text",
     "leaves",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -48,6 +48,24 @@ class IndexStats:
     documents: int
     languages: dict[str, int] = field(default_factory=dict)
     size_bytes: int = 0
+
+
+def latest_by_id(documents: Iterable[Document], key: Callable[[str], str] = str) -> dict[str, Document]:
+    """The documents of one write by id (``key(doc.id)``), a later one of the same id winning, in order.
+
+    Raises:
+        IndexStoreError: a document has an empty id.
+    """
+    from navicite.errors import IndexStoreError
+
+    batch: dict[str, Document] = {}
+    for doc in documents:
+        if not doc.id:
+            raise IndexStoreError("a document has an empty id; every document needs one")
+        doc_id = key(doc.id)
+        batch.pop(doc_id, None)
+        batch[doc_id] = doc
+    return batch
 
 
 @runtime_checkable

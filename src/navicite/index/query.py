@@ -92,6 +92,23 @@ def to_text(query: Query) -> str:
     return text
 
 
+def searched_fields(leaf: Term | Phrase | Prefix, field_boosts: dict[str, float], routes: dict[str, str]) -> dict[str, float]:
+    """The indexed fields a leaf searches, with weights: the field it names (through ``routes``,
+    which maps a document part to the field answering it), or else every weighted field of
+    ``field_boosts``. Every backend renders a leaf as one clause per field returned.
+
+    Raises:
+        UserInputError: the leaf names a field that is not one of :data:`FIELDS`.
+    """
+    from navicite.errors import UserInputError
+
+    if leaf.field is not None:
+        if leaf.field not in FIELDS:
+            raise UserInputError(f"unknown field {leaf.field!r} in a query (fields: {', '.join(FIELDS)})")
+        return {routes.get(leaf.field, leaf.field): leaf.boost}
+    return {name: weight * leaf.boost for name, weight in field_boosts.items() if weight > 0}
+
+
 def leaves(query: Query, negated: bool = False) -> Iterator[Term | Phrase | Prefix]:
     """The words, phrases and prefixes of a query, left to right.
 

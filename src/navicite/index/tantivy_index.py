@@ -13,7 +13,7 @@ from navicite.config import IndexSettings
 from navicite.documents import Document
 from navicite.errors import DiskFullError, IndexStoreError
 from navicite.index import tantivy_schema as ts
-from navicite.index.base import Hit, IndexStats, UpsertReport
+from navicite.index.base import Hit, IndexStats, UpsertReport, latest_by_id
 from navicite.index.cjk import cjk_runs
 from navicite.index.query import FIELDS, Query, leaves
 from navicite.index.tantivy_render import Renderer
@@ -129,13 +129,7 @@ class TantivyIndex:
 
         Within one call a later document with the same id wins.
         """
-        batch: dict[str, Document] = {}
-        for doc in documents:
-            if not doc.id:
-                raise IndexStoreError("a document has an empty id; every document needs one")
-            doc_id = ts.utf8_safe(doc.id)
-            batch.pop(doc_id, None)
-            batch[doc_id] = doc
+        batch = latest_by_id(documents, ts.utf8_safe)
         report = UpsertReport()
         if not batch:
             return report

@@ -21,9 +21,8 @@ from dataclasses import dataclass, replace
 
 import tantivy
 
-from navicite.errors import UserInputError
 from navicite.index import cjk
-from navicite.index.query import FIELDS, And, Not, Or, Phrase, Prefix, Query, Term
+from navicite.index.query import And, Not, Or, Phrase, Prefix, Query, Term, searched_fields
 from navicite.index.tantivy_schema import cjk_field, utf8_safe, word_analyzer
 
 Occur = tantivy.Occur
@@ -91,12 +90,7 @@ class Renderer:
     def _leaf_clauses(self, leaf: Term | Phrase | Prefix) -> list[tantivy.Query]:
         """One clause per searched field (any of them may match)."""
         leaf = replace(leaf, text=utf8_safe(leaf.text))
-        if leaf.field is not None:
-            if leaf.field not in FIELDS:
-                raise UserInputError(f"unknown field {leaf.field!r} in a query (fields: {', '.join(FIELDS)})")
-            fields = {self.routes.get(leaf.field, leaf.field): leaf.boost}
-        else:
-            fields = {name: weight * leaf.boost for name, weight in self.field_boosts.items() if weight > 0}
+        fields = searched_fields(leaf, self.field_boosts, self.routes)
         clauses = []
         cjk_word = isinstance(leaf, Term) and cjk.has_cjk(leaf.text)
         for name, boost in fields.items():

@@ -222,6 +222,21 @@ class MultiPortfolioRetriever:
             return QueryResult(query.portfolio, query.text, [], time.perf_counter() - start, error=str(exc))
         return QueryResult(query.portfolio, query.text, hits, time.perf_counter() - start)
 
+    def _search_batch(self, queries: list[PortfolioQuery]) -> list[QueryResult] | None:
+        """All queries in one request, where the backend offers ``search_many`` (a cluster: one
+        round trip instead of one per query); None otherwise, or when the batch fails (then each
+        query runs alone, so one bad query does not sink the others)."""
+        search_many = getattr(self.index, "search_many", None)
+        if search_many is None or not queries:
+            return None
+        start = time.perf_counter()
+        try:
+            found = search_many([q.query for q in queries], self.cfg.top_k_per_query)
+        except NaviciteError:
+            return None
+        elapsed = time.perf_counter() - start
+        return [QueryResult(q.portfolio, q.text, hits, elapsed) for q, hits in zip(queries, found)]
+
     def _flat_bm25(self, question: str) -> list[Hit]:
         query = free_text(question)
         depth = max(self.cfg.bm25_depth, self.cfg.top_k_per_query if self.cfg.flat_portfolio or self.flat else 0)
@@ -245,9 +260,11 @@ class MultiPortfolioRetriever:
 
     def _search_all(self, question: str, portfolios: PortfolioSet, early: _Early) -> tuple[list[QueryResult], list[Hit]]:
         """Run the portfolios' queries; add D and (``retrieve.flat_portfolio``) B; also return the flat hits."""
-        workers = max(1, min(self.cfg.concurrency, len(portfolios.queries)))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(self._search_one, portfolios.queries))
+        results = self._search_batch(portfolios.queries)
+        if results is None:
+            workers = max(1, min(self.cfg.concurrency, len(portfolios.queries)))
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                results = list(pool.map(self._search_one, portfolios.queries))
         if (nearest := early.dense.result()) is not None:
             results.append(nearest)
         flat = early.flat.result()
@@ -506,6 +523,11 @@ def collection_dense(settings: Settings) -> DenseSearch | None:
     from navicite import embed
     from navicite.vectors import STORE_FILE, StoredDense, open_store
 
+    if settings.retrieve.dense_portfolio and settings.index.backend == "opensearch":
+        # The vectors live in the cluster, so every process in front of it finds the same passages.
+        from navicite.index.opensearch_dense import ClusterDense
+
+        return ClusterDense(settings, embed.create(settings))
     if not settings.retrieve.dense_portfolio or not (settings.home / STORE_FILE).is_file():
         return None
     return StoredDense(open_store(settings.home, settings.embed.model), embed.create(settings))
