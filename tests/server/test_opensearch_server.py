@@ -34,7 +34,7 @@ def cluster_settings(tmp_path_factory: pytest.TempPathFactory, opensearch_overri
 
 
 def test_search_and_health_over_the_cluster(cluster_settings: Settings) -> None:
-    with TestClient(create_app(cluster_settings, Engine(cluster_settings))) as client:
+    with TestClient(create_app(cluster_settings, Engine(cluster_settings)), base_url="http://localhost") as client:
         health = client.get("/v1/health").json()
         assert health["status"] == "ok"
         assert health["index"]["backend"] == "opensearch" and health["index"]["status"] in ("green", "yellow")
@@ -55,7 +55,7 @@ def closed_port() -> int:
 def test_a_down_cluster_is_reported_by_health_and_the_server_keeps_running(tmp_path: Path) -> None:
     hosts = f'index.opensearch.hosts=["http://127.0.0.1:{closed_port()}"]'
     settings = load_settings(tmp_path, ["llm.backend=none", "index.backend=opensearch", hosts, "index.opensearch.max_retries=0"])
-    with TestClient(create_app(settings, Engine(settings)), raise_server_exceptions=False) as client:
+    with TestClient(create_app(settings, Engine(settings)), raise_server_exceptions=False, base_url="http://localhost") as client:
         health = client.get("/v1/health")
         assert health.status_code == 200
         assert health.json()["index"]["status"] == "unreachable"
