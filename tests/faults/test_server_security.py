@@ -174,3 +174,14 @@ def test_source_links_are_the_servers_own_urls_not_its_disk(server: Any) -> None
         assert hit["link"].startswith(f"{server.url}/v1/documents/"), hit["link"]
         shown = httpx.get(hit["link"], timeout=30)
         assert shown.status_code == 200 and shown.json()["id"] == hit["id"]
+
+
+def test_the_library_and_a_passage_in_context_give_no_disk_paths(server: Any) -> None:
+    """The web page's routes came after the link rule and listed ``file:///...`` links of the server's disk."""
+    documents = httpx.get(f"{server.url}/v1/library", timeout=30).json()["documents"]
+    assert documents
+    for entry in documents:
+        assert not entry["link"].startswith("file:"), entry["link"]
+    hit = httpx.post(f"{server.url}/v1/search", json={"query": "folic acid homocysteine"}, timeout=30).json()["hits"][0]
+    context = httpx.get(f"{server.url}/v1/passages/{hit['passage_id']}", timeout=30).json()
+    assert not context["document"]["link"].startswith("file:"), context["document"]["link"]

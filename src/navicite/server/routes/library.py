@@ -15,6 +15,7 @@ from fastapi.responses import FileResponse
 from starlette.concurrency import run_in_threadpool
 
 from navicite.errors import DocumentNotFound
+from navicite.server.links import public_record
 
 router = APIRouter(tags=["library"])
 
@@ -31,7 +32,8 @@ async def list_library(
 ) -> dict[str, Any]:
     """Documents newest first (those added before times were kept come last), ``limit`` from ``offset``."""
     total, entries = await run_in_threadpool(request.app.state.collection.library, offset, limit)
-    return {"total": total, "offset": offset, "documents": [e.to_dict() for e in entries]}
+    base = str(request.base_url)
+    return {"total": total, "offset": offset, "documents": [public_record(e.to_dict(), base) for e in entries]}
 
 
 @router.get("/files/{doc_id:path}", summary="The original file of a document (PDF)", response_class=FileResponse)
@@ -48,5 +50,5 @@ async def original_file(doc_id: str, request: Request) -> FileResponse:
 @router.get("/passages/{passage_id:path}", summary="A passage with the passages around it")
 async def passage_in_context(passage_id: str, request: Request, around: int = Query(1, ge=0, le=5)) -> dict[str, Any]:
     """The passage (id, text, pages, section), its document's library entry, and ``around`` passages each side."""
-    found = await run_in_threadpool(request.app.state.collection.context, passage_id, around)
-    return found.to_dict()
+    found = (await run_in_threadpool(request.app.state.collection.context, passage_id, around)).to_dict()
+    return {**found, "document": public_record(found["document"], str(request.base_url))}
