@@ -89,7 +89,7 @@ class OpenSearchSettings(Section):
         1, ge=0, le=16, description="Copies of each shard on other nodes (0 on a one-node cluster keeps it green)."
     )
     username: str | None = Field(None, description="Basic authentication user (with password).")
-    password: str | None = Field(None, description="Basic authentication password.")
+    password: str | None = Field(None, description="Basic authentication password (or NAVICITE_INDEX__OPENSEARCH__PASSWORD; shown masked).")
     api_key: str | None = Field(None, description="API key sent as 'Authorization: ApiKey <key>' (instead of a user).")
     verify_certs: bool = Field(True, description="Check the cluster's TLS certificate (https hosts).")
     ca_certs: str | None = Field(None, description="CA bundle file for the cluster's certificate (default: the system's).")
