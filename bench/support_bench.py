@@ -114,7 +114,11 @@ def main() -> None:
     parser.add_argument("--no-ablations", action="store_true")
     parser.add_argument("--out", type=Path, help="per-pair outcomes as JSONL")
     parser.add_argument("--backend", default="embedded", help="llm.backend ('none': word rules only, a dry run)")
+    parser.add_argument("--report", type=Path, help="only print the table of a --out file (of a finished or stopped run)")
     args = parser.parse_args()
+    if args.report:
+        report(from_file(args.report), str(args.report))
+        return
 
     pairs = load_support_set()
     if args.part != "all":
@@ -149,18 +153,40 @@ def main() -> None:
         print(f"[{k}/{len(pairs)} {time.time() - started:.0f}s] {pair.label:13} today={row['today']!s:5} "
               f"new={row['new']!s:5} {pair.claim[:70]}", file=sys.stderr, flush=True)
 
-    labels = Counter(p.label for p in pairs)
-    sources = Counter(p.source for p in pairs)
-    print(f"pairs: {len(pairs)} ({args.part}{f', first {args.limit} by hash' if args.limit else ''}); labels "
-          f"{dict(labels)}; sources {dict(sources)}; model {settings.llm.model}; {time.time() - started:.0f} s")
-    print("\n| verifier | fires (new) | accepted | precision | recall |\n|---|---|---|---|---|")
+    if out:
+        out.close()
+    print(f"model {settings.llm.model}; {time.time() - started:.0f} s; rules of the new cascade: {', '.join(rule_names)}")
+    report(rows_of(outcomes, pairs, fires), f"{args.part}{f', first {args.limit} by hash' if args.limit else ''}")
+
+
+def rows_of(outcomes: dict[str, list[tuple[bool, bool]]], pairs: list[SupportPair], fires: Counter[str]) -> dict[str, Any]:
+    """What :func:`report` reads: outcomes per configuration, the pairs' labels and sources, rule fires."""
+    return {"outcomes": outcomes, "labels": [p.label for p in pairs], "sources": [p.source for p in pairs], "fires": fires}
+
+
+def from_file(path: Path) -> dict[str, Any]:
+    """The same from a ``--out`` file (a run stopped early is reported on the pairs it finished)."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    names = [k for k in rows[0] if k not in ("id", "label", "source", "scorers")]
+    fires: Counter[str] = Counter()
+    for r in rows:
+        fires.update(set(r["scorers"]))
+    return {"outcomes": {n: [(r[n], r["label"] == "supported") for r in rows] for n in names},
+            "labels": [r["label"] for r in rows], "sources": [r["source"] for r in rows], "fires": fires}
+
+
+def report(data: dict[str, Any], part: str) -> None:
+    """The table: per configuration accepted pairs, precision and recall; per rule its fires in ``new``."""
+    outcomes, fires = data["outcomes"], data["fires"]
+    print(f"pairs: {len(data['labels'])} ({part}); labels {dict(Counter(data['labels']))}; sources {dict(Counter(data['sources']))}")
+    print("\n| verifier | rule fires (new) | accepted | precision | recall |\n|---|---|---|---|---|")
     for name, rows in outcomes.items():
         f = figures(rows)
         rule = name.removeprefix("new - ") if name.startswith("new - ") else ""
         print(f"| {name} | {fires.get(rule, '') if rule else ''} | {f['accepted']} | {f['precision']:.3f} | {f['recall']:.3f} |")
     print("\nper source (today / new):")
-    for source in sorted(sources):
-        idx = [i for i, p in enumerate(pairs) if p.source == source]
+    for source in sorted(set(data["sources"])):
+        idx = [i for i, s in enumerate(data["sources"]) if s == source]
         t = figures([outcomes["today"][i] for i in idx])
         n = figures([outcomes["new"][i] for i in idx])
         print(f"  {source}: n={len(idx)} today P={t['precision']:.3f} R={t['recall']:.3f} | new P={n['precision']:.3f} R={n['recall']:.3f}")

@@ -100,3 +100,14 @@ def test_swapped_subject_sees_a_source_sentence_told_of_another_subject() -> Non
     craig = ('Jonathan Monroe "Jonny" Craig (born March 26, 1986) is a Canadian-American singer and songwriter. '
              "He has been the lead vocalist for the bands Dance Gavin Dance, Emarosa and Slaves.")
     assert not swapped_subject("Jonny Craig is a Canadian-American singer and songwriter.", [craig])
+
+
+def test_span_support_ignores_the_title_alone_and_a_turned_statement() -> None:
+    title = "Cognitive behavioral therapy vs. zopiclone for treatment of chronic primary insomnia"
+    text = "Participants in the CBT group spent much more time in slow-wave sleep than those in other groups."
+    claim = "Cognitive behavioral therapy is an ineffective treatment for insomnia"
+    assert lexical_support(claim, f"{title}\n{text}") >= 0.8 and span_support(claim, text, title) < 0.8
+    stated = "Folic acid supplementation lowered plasma homocysteine in healthy adults."
+    assert span_support("Folic acid supplementation lowered plasma homocysteine.", stated) == 1.0
+    assert span_support("Folic acid supplementation did not lower plasma homocysteine.", stated) == 0.0
+    assert span_support("Folic acid supplementation is ineffective for plasma homocysteine.", stated) == 0.0

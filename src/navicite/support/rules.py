@@ -154,8 +154,10 @@ class OverlapAccept:
         self.span = span
 
     def decide(self, premises: Sequence[Passage], claim: str, given: Sequence[str]) -> Verdict | None:
-        texts = _texts(premises)
-        score = max(span_support(claim, t) for t in texts) if self.span else lexical_support(claim, "\n".join(texts))
+        if self.span:
+            score = max(span_support(claim, p.text, p.title) for p in premises)
+        else:
+            score = lexical_support(claim, "\n".join(_texts(premises)))
         if score >= self.accept:
             return Verdict(True, score, self.name)
         return None

@@ -249,9 +249,24 @@ def same_script(claim: str, source_text: str) -> bool:
 
 
 
-def span_support(claim: str, source_text: str) -> float:
-    """:func:`lexical_support` of the claim within one sentence of the source, or two in a row:
-    the best such span. A claim whose words are spread over unrelated sentences scores low."""
+def span_support(claim: str, source_text: str, title: str = "") -> float:
+    """:func:`lexical_support` of the claim within one sentence of the source, or two in a row (the
+    ``title`` read with each): the best such span. A claim whose words are spread over unrelated
+    sentences scores low, and so does one only the title covers (a title names a topic, it states
+    nothing): a span must hold at least half of the claim by itself."""
     sentences = split_sentences(source_text) or [source_text]
     spans = sentences + [f"{a} {b}" for a, b in zip(sentences, sentences[1:])]
-    return max(lexical_support(claim, span) for span in spans)
+    polarity = negated(claim)
+    return max((lexical_support(claim, f"{title}\n{span}") for span in spans
+                if lexical_support(claim, span) >= 0.5 and negated(span) == polarity), default=0.0)
+
+
+# Words that turn a statement around; stop words to the overlap, so checked on their own.
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|none|without|cannot|fails?|failed|lack(?:s|ed)?|\w+n't)\b"
+                       r"|\b(?:in|un|non)(?:effective|able|likely|related|affected|changed|associated|significant)\w*",
+                       re.IGNORECASE)
+
+
+def negated(text: str) -> bool:
+    """Whether ``text`` holds a word that negates ("not", "never", "without", "ineffective")."""
+    return bool(_NEGATION.search(text))
