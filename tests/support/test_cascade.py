@@ -73,12 +73,12 @@ def test_rules_decide_before_the_model_and_the_model_decides_the_rest() -> None:
     assert cascade.fired == {"fragment": 1, "names": 1, "overlap-floor": 1, "overlap-accept": 1}
 
 
-def test_the_call_budget_leaves_the_rest_to_overlap() -> None:
+def test_past_the_call_budget_only_a_rule_can_accept() -> None:
     model = _Yes()
     cascade = Cascade(default_rules(), model, max_calls=1)
     cascade.entails([FRANCE], "Paris is where France keeps its ministries.")
     verdict = cascade.entails([FRANCE], "Paris is where France keeps its archives.")
-    assert len(model.shown) == 1 and verdict.by == "lexical"
+    assert len(model.shown) == 1 and verdict.by == "undecided" and not verdict.supported
 
 
 def test_the_model_judge_reads_a_bad_reply_as_no_support(scripted_llm) -> None:

@@ -32,7 +32,7 @@ from navicite.generate.answer import SupportCheck
 from navicite.generate.sources import ContextEntry
 from navicite.llm.base import LLM
 from navicite.support.base import Passage, SupportJudge, Verdict
-from navicite.support.cascade import Cascade, default_rules
+from navicite.support.cascade import UNDECIDED, Cascade, default_rules
 from navicite.support.llm import LLMJudge
 from navicite.support.rules import OverlapAccept
 from navicite.support.words import features, lexical_support, mentions, same_script, source_vocabulary, unmentioned
@@ -45,7 +45,7 @@ CONFIRM_CHECK = "llm-confirm"
 #: The scorer named in a check of two sources read together.
 JOINT_CHECK = "joint"
 # Verdicts that weighed the claim (not a rule that refused it before): a check names them by its kind.
-_DECIDING = frozenset({LLMJudge.name, "lexical", OverlapAccept.name})
+_DECIDING = frozenset({LLMJudge.name, UNDECIDED, OverlapAccept.name})
 _NAME_INSIDE = re.compile(r"(?<=[\w,;] )[A-Z][\w-]+")
 
 
@@ -133,7 +133,7 @@ def create_judge(llm: LLM | None, settings: Settings) -> Cascade:
     rules = default_rules(novel_words_limit(settings), g.lexical_accept)
     if g.verifier == "llm":
         rules = [r for r in rules if not isinstance(r, OverlapAccept)]
-    return Cascade(rules, model, threshold=g.support_threshold, max_calls=g.judge_max_calls)
+    return Cascade(rules, model, max_calls=g.judge_max_calls)
 
 
 def create_verifier(llm: LLM | None, settings: Settings, answer_form: bool) -> Verifier:

@@ -3,8 +3,8 @@
 A passage that gives orders to its reader (:func:`~navicite.support.rules.instructs`) is no
 premise at all: it is set aside before anything else, and a claim left with no passage is not
 supported. Then each rule may refuse or accept; what none decides goes to the model judge, or,
-without a model (or when the per-answer call budget is spent), to word overlap against
-``threshold``.
+without a model (or when the per-answer call budget is spent), it is not supported: only a rule
+(overlap within one span of a passage) can accept without the model.
 """
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ from collections.abc import Sequence
 
 from navicite.support.base import Passage, SupportJudge, Verdict
 from navicite.support.rules import Fragment, Names, OverlapAccept, OverlapFloor, Rule, Subject, Wording, instructs
-from navicite.support.words import lexical_support, same_script
+from navicite.support.words import span_support
 
 #: The name a verdict carries when an instructing passage was set aside and nothing was left.
 INSTRUCTIONS = "instructions"
+#: The name a verdict carries when no rule decided and no model could be asked.
+UNDECIDED = "undecided"
 
 
 class Cascade:
@@ -28,11 +30,10 @@ class Cascade:
 
     name = "cascade"
 
-    def __init__(self, rules: Sequence[Rule], model: SupportJudge | None = None, threshold: float = 0.5,
-                 max_calls: int | None = None, screen_instructions: bool = True) -> None:
+    def __init__(self, rules: Sequence[Rule], model: SupportJudge | None = None, max_calls: int | None = None,
+                 screen_instructions: bool = True) -> None:
         self.rules = list(rules)
         self.model = model
-        self.threshold = threshold
         self.max_calls = max_calls
         self.screen_instructions = screen_instructions
         self.calls = 0
@@ -53,8 +54,9 @@ class Cascade:
         if self.model is not None and (self.max_calls is None or self.calls < self.max_calls):
             self.calls += 1
             return self.model.entails(premises, claim, given)
-        score = lexical_support(claim, "\n".join(p.full_text for p in premises))
-        return Verdict(score >= self.threshold, score, "lexical")
+        # Without the model only the rules can accept: what they leave open is not shown as supported.
+        score = max(span_support(claim, p.text, p.title) for p in premises)
+        return Verdict(False, score, UNDECIDED, "no rule decided and no model was asked")
 
     def _fire(self, verdict: Verdict) -> Verdict:
         self.fired[verdict.by] = self.fired.get(verdict.by, 0) + 1
@@ -62,13 +64,8 @@ class Cascade:
 
     def without(self, name: str) -> Cascade:
         """The same cascade with the rule ``name`` left out (for measuring what it adds)."""
-        return Cascade([r for r in self.rules if r.name != name], self.model, self.threshold, self.max_calls,
+        return Cascade([r for r in self.rules if r.name != name], self.model, self.max_calls,
                        self.screen_instructions and name != INSTRUCTIONS)
-
-
-def cross_script(claim: str, premises: Sequence[Passage]) -> bool:
-    """Whether the claim and a passage are in different scripts (a Korean answer on English sources)."""
-    return not all(same_script(claim, p.full_text) for p in premises)
 
 
 def default_rules(novel_words: int = 0, accept: float = 0.8) -> list[Rule]:

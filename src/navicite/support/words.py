@@ -254,7 +254,8 @@ def span_support(claim: str, source_text: str, title: str = "") -> float:
     ``title`` read with each): the best such span. A claim whose words are spread over unrelated
     sentences scores low, and so does one only the title covers (a title names a topic, it states
     nothing): a span must hold at least half of the claim by itself."""
-    sentences = split_sentences(source_text) or [source_text]
+    # Sentences of the text as read, not of its lines (a PDF passage keeps the page's line breaks).
+    sentences = split_sentences(" ".join(source_text.split())) or [source_text]
     spans = sentences + [f"{a} {b}" for a, b in zip(sentences, sentences[1:])]
     polarity = negated(claim)
     return max((lexical_support(claim, f"{title}\n{span}") for span in spans
