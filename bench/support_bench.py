@@ -108,6 +108,7 @@ def figures(outcomes: list[tuple[bool, bool]]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["held-out", "tune", "all"], default="held-out")
+    parser.add_argument("--source", help="only the pairs of this source (e.g. read:answers)")
     parser.add_argument("--limit", type=int, help="the first N pairs of the part in hash order (a fixed random subset)")
     parser.add_argument("--home", type=Path, default=Path("/tmp/support-bench"), help="data directory (its LLM cache)")
     parser.add_argument("--baseline", default="f4b0ade", help="commit whose verifier is 'today'")
@@ -123,6 +124,7 @@ def main() -> None:
     pairs = load_support_set()
     if args.part != "all":
         pairs = [p for p in pairs if held_out(p) == (args.part == "held-out")]
+    pairs = [p for p in pairs if not args.source or p.source == args.source]
     pairs = pairs[: args.limit] if args.limit else pairs
     settings = Settings(home=args.home, llm={"backend": args.backend})
     llm = llm_backends.create(settings) if args.backend != "none" else None

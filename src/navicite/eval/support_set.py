@@ -16,8 +16,13 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from collections.abc import Callable
+
+from navicite.config import Settings
 from navicite.eval.datasets import DatasetError
+from navicite.eval.judge import Agreement, EntailmentJudge
 from navicite.support.base import Passage
+from navicite.support.llm import titled
 
 LABELS = ("supported", "partly", "not_supported")
 #: Share of pairs in the held-out part, in fifths of the hash space.
@@ -84,3 +89,27 @@ def load_support_set(folder: Path | None = None) -> list[SupportPair]:
                 raise DatasetError(f"{where}: label must be one of {', '.join(LABELS)}, with a claim and passages")
             pairs.append(pair)
     return sorted(pairs, key=lambda p: p.digest)
+
+
+def measure_judge(judge: EntailmentJudge, pairs: list[SupportPair],
+                  progress: Callable[[int, int], None] | None = None) -> dict[str, float]:
+    """Precision and recall of ``judge``'s "supported" against the person's labels on ``pairs``
+    (a pair counts as supported only when labelled ``supported``; ``partly`` is not support)."""
+    outcomes = []
+    for done, pair in enumerate(pairs, start=1):
+        premises = [titled(p.title, p.text) for p in pair.passages]
+        outcomes.append((judge.entails(premises, pair.claim), pair.supported))
+        if progress:
+            progress(done, len(pairs))
+    figures = Agreement.count(outcomes).figures()
+    return {"pairs": len(pairs), "precision": figures["precision_supported"], "recall": figures["recall_supported"],
+            "accuracy": figures["accuracy"], "accepted": figures["tp"] + figures["fp"], "supported": figures["tp"] + figures["fn"]}
+
+
+def judge_note(kind: str, settings: Settings) -> str:
+    """Which judge grades, in words; plain about a model judge being the verifier's own model."""
+    if kind in ("llm", "cascade"):
+        model = f"{settings.llm.backend} model {settings.llm.model}"
+        return (f"judge: {kind}, the {model}: the verifier's own model asked the verifier's own question, so on "
+                "answers it verified it tends to repeat its verdicts; the labelled-set figures above are the check on it")
+    return f"judge: {kind} (no model)"
