@@ -340,7 +340,6 @@ class GenerateSettings(Section):
     max_sources: int = Field(10, ge=1)
     score_ratio: float = Field(0.5, ge=0.0, le=1.0, description="Keep sources scoring at least this share of the best.")
     context_budget_tokens: int = Field(2500, ge=256)
-    support_threshold: float = Field(0.5, ge=0.0, le=1.0)
     align: Literal["batched", "per-sentence"] = "batched"
     max_source_tokens: int = Field(400, ge=32, description="Longest text of one source in the prompt; longer texts are cut at a sentence end.")
     draft_max_tokens: int = Field(450, ge=32, description="Longest drafted answer.")
@@ -353,8 +352,11 @@ class GenerateSettings(Section):
     verifier: Literal["lexical", "llm", "hybrid"] = Field(
         "hybrid", description="Support scorer: word overlap, the LLM as a yes/no judge, or overlap first and the judge when unsure."
     )
-    lexical_accept: float = Field(0.8, ge=0.0, le=1.0, description="Hybrid: overlap at or above this is accepted without asking the judge.")
-    judge_max_calls: int = Field(16, ge=0, description="Most judge calls per answer; beyond it the lexical score decides.")
+    lexical_accept: float = Field(
+        0.8, ge=0.0, le=1.0, description="Hybrid: a claim whose words one passage sentence (or two in a row) holds at least "
+        "this share of is accepted without asking the judge."
+    )
+    judge_max_calls: int = Field(16, ge=0, description="Most judge calls per answer; beyond it only the word rules can accept a claim.")
     joint_support: bool = Field(
         True, description="A claim no single source supports is judged once against the two sources that best name and "
         "cover it, read together (a comparison or a two-hop bridge); off saves that call."
