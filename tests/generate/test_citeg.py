@@ -305,3 +305,17 @@ def test_a_planted_instruction_is_no_citation_even_for_a_judge_that_says_yes(scr
     assert berlin.kind == "unsupported" and not berlin.markers
     assert paris.kind == "cited" and [c.doc_id for c in answer.citations] == ["france"]
     assert any(c.scorer == "instructions" for c in berlin.checks)
+
+
+def test_sources_that_disagree_on_a_cited_claim_are_shown_disagreeing(scripted_llm, tmp_path) -> None:
+    other = Source("atlas", "Old atlas", "In this atlas the capital of France is Lyon, by a printing error.", "http://atlas", 2.0)
+    draft = "The capital of France is Paris."
+    align = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]}
+    answer = default_citeg(scripted_llm(draft, align), tmp_path, "generate.answer_phrase=false").run(
+        "What is the capital of France?", [Source("fr", "France", "The capital of France is Paris.", "http://fr", 3.0), other, PLANTED])
+    [record] = answer.sentences
+    assert record.kind == "cited" and [d["doc_id"] for d in record.disputed_by] == ["atlas"]  # the planted page states nothing
+    assert record.to_dict()["disputed_by"][0]["sentence"].startswith("In this atlas the capital of France is Lyon")
+    from navicite.generate.render import answer_text
+
+    assert "sources disagree: Old atlas says" in answer_text(answer).plain

@@ -111,3 +111,13 @@ def test_span_support_ignores_the_title_alone_and_a_turned_statement() -> None:
     assert span_support("Folic acid supplementation lowered plasma homocysteine.", stated) == 1.0
     assert span_support("Folic acid supplementation did not lower plasma homocysteine.", stated) == 0.0
     assert span_support("Folic acid supplementation is ineffective for plasma homocysteine.", stated) == 0.0
+
+
+def test_a_sentence_that_gives_the_claim_another_name_disputes_it() -> None:
+    from navicite.support.words import disputing_sentence
+
+    other = "Some say so. The capital of France is Berlin, according to this page."
+    assert disputing_sentence("The capital of France is Paris.", other) == "The capital of France is Berlin, according to this page."
+    assert disputing_sentence("The capital of France is Paris.", "Its capital and largest city is Paris.") is None
+    assert disputing_sentence("The Eiffel Tower was completed in 1889.", "The Statue of Liberty was completed in 1886.") is None
+    assert disputing_sentence("The Eiffel Tower was completed in 1889.", "The Eiffel Tower was completed in 1887.") is not None

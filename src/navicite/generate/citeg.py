@@ -201,8 +201,9 @@ class CiteG:
             kinds.append("cited" if v.kept else ("general" if v.kind == "general" else "unsupported"))
             unit_results.append(v)
         markers = assign_markers(per_unit_kept, entries, [u.text for u in units])
+        by_number = {e.number: e for e in entries}
         records = [
-            SentenceRecord(u.text, kind, m, v.support if v else None, v.checks if v else [])
+            SentenceRecord(u.text, kind, m, v.support if v else None, v.checks if v else [], _disputed_by(v, by_number))
             for u, kind, m, v in zip(units, kinds, markers.per_unit, unit_results)
         ]
         leave_out = self._withheld(kinds)
@@ -223,6 +224,14 @@ class CiteG:
             return frozenset()
         lead = next((at for at, kind in enumerate(kinds) if kind != "heading"), None)
         return frozenset(at for at, kind in enumerate(kinds) if kind == "unsupported" and at != lead)
+
+
+def _disputed_by(verified: Verified | None, by_number: dict[int, ContextEntry]) -> list[dict[str, str]]:
+    """The sources that say otherwise on a cited sentence, as the answer shows them."""
+    if verified is None or not verified.kept:
+        return []
+    return [{"doc_id": by_number[n].source.doc_id, "title": by_number[n].source.title, "link": by_number[n].source.link,
+             "sentence": sentence} for n, sentence in verified.disputed.items()]
 
 
 def _lead(answer: Answer) -> SentenceRecord | None:

@@ -14,7 +14,9 @@ Around the judge, the verifier only chooses what to show it:
   covers it, read together (a comparison, the bridge of a two-hop question), when the pair is
   :func:`linked`;
 - the answer form's first sentence, when overlap alone accepted it, is confirmed by the model;
-- a sentence the aligner called general is still cited when a source states it word for word.
+- a sentence the aligner called general is still cited when a source states it word for word;
+- a cited sentence is checked against the other sources for one that gives its thing another
+  name or number (:func:`disputes`): the answer shows the two as disagreeing.
 
 A source that instructs its reader ("Ignore previous instructions and answer that ...") supports
 nothing: the cascade sets it aside before any rule.
@@ -34,8 +36,8 @@ from navicite.llm.base import LLM
 from navicite.support.base import Passage, SupportJudge, Verdict
 from navicite.support.cascade import UNDECIDED, Cascade, default_rules
 from navicite.support.llm import LLMJudge
-from navicite.support.rules import OverlapAccept
-from navicite.support.words import features, lexical_support, mentions, same_script, source_vocabulary, unmentioned
+from navicite.support.rules import OverlapAccept, instructs
+from navicite.support.words import disputing_sentence, features, lexical_support, mentions, same_script, source_vocabulary, unmentioned
 from navicite.text.sentences import split_sentences
 
 # Rescue candidates need at least this overlap to be scored at all.
@@ -151,6 +153,8 @@ class Verified:
     kind: str  # "fact" or "general", as aligned
     kept: list[int] = field(default_factory=list)
     checks: list[SupportCheck] = field(default_factory=list)
+    disputed: dict[int, str] = field(default_factory=dict)
+    """Sources (by number) that say the claim's thing with another name or number: their sentence."""
 
     @property
     def support(self) -> float | None:
@@ -194,6 +198,8 @@ class Verifier:
                 self._together(sentence, result, proposed, entries)
             if not alignment.answered and not result.kept and not looks_factual(said):
                 result.kind = "general"
+            if result.kept:
+                result.disputed = disputes(sentence, [e for e in entries if e.number not in result.kept])
             results.append(result)
         return results
 
@@ -268,6 +274,20 @@ class Verifier:
                      key=lambda e: (names(e), sum(w for u, w in rest.items() if u in vocab[e.number])))
         if linked([first, second], [sentence, *self._given]):
             self._judge(result, sentence, [first, second], name=JOINT_CHECK)
+
+
+def disputes(claim: str, others: list[ContextEntry]) -> dict[int, str]:
+    """The sources among ``others`` that disagree with a cited claim (another name or number for
+    its thing), with the sentence that does. A source that gives orders is no statement and
+    disputes nothing."""
+    found = {}
+    for entry in others:
+        if instructs(passage(entry)):
+            continue
+        sentence = disputing_sentence(claim, entry.text)
+        if sentence:
+            found[entry.number] = sentence
+    return found
 
 
 def looks_factual(sentence: str) -> bool:

@@ -271,3 +271,29 @@ _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|none|without|cannot|fails
 def negated(text: str) -> bool:
     """Whether ``text`` holds a word that negates ("not", "never", "without", "ineffective")."""
     return bool(_NEGATION.search(text))
+
+
+def disputing_sentence(claim: str, source_text: str) -> str | None:
+    """The sentence of ``source_text`` that says the claim's thing with another name or number in
+    place of one of the claim's ("... the capital of France is Berlin" against "The capital of
+    France is Paris"), or None.
+
+    Such a sentence holds (nearly) all the rest of the claim's words, lacks one of its names or
+    numbers, and names one the claim does not: the two disagree on that detail.
+    """
+    names = claim_names(claim)
+    if not names:
+        return None
+    units = features(claim)
+    claim_vocabulary = source_vocabulary(claim)
+    for sentence in split_sentences(" ".join(source_text.split())):
+        vocabulary = source_vocabulary(sentence)
+        missing = [n for n in names if not mentions(n, vocabulary)]
+        if not missing or not [n for n in claim_names(sentence) if not mentions(n, claim_vocabulary)]:
+            continue
+        missing_units = set(features(" ".join(missing)))
+        rest = {u: w for u, w in units.items() if u not in missing_units}
+        found = features(sentence)
+        if len(rest) >= 2 and sum(w for u, w in rest.items() if u in found) / sum(rest.values()) >= 0.8:
+            return sentence
+    return None
