@@ -96,6 +96,24 @@ class NewVerifier:
         return Verifier(self.cascade, 0.8, joint=self.joint and self.cascade.model is not None).run(*args)
 
 
+def rule_table(pairs: list[SupportPair], rules: list[Any]) -> None:
+    """Each rule alone on every pair (no model): how often it decides, and how often its decision
+    goes against the person's label (a refusal of a pair labelled supported, an acceptance of
+    one that is not)."""
+    from navicite.support.rules import instructs
+
+    print("\n| rule (alone, no model) | decides | refuses | of those labelled supported | accepts | of those not supported |"
+          "\n|---|---|---|---|---|---|")
+    screened = [p for p in pairs if any(instructs(q) for q in p.passages)]
+    print(f"| instructions | {len(screened)} | {len(screened)} | {sum(p.supported for p in screened)} | 0 | 0 |")
+    for rule in rules:
+        verdicts = [(rule.decide(list(p.passages), p.claim, ()), p) for p in pairs]
+        refused = [p for v, p in verdicts if v is not None and not v.supported]
+        accepted_ = [p for v, p in verdicts if v is not None and v.supported]
+        print(f"| {rule.name} | {len(refused) + len(accepted_)} | {len(refused)} | {sum(p.supported for p in refused)} | "
+              f"{len(accepted_)} | {sum(not p.supported for p in accepted_)} |")
+
+
 def figures(outcomes: list[tuple[bool, bool]]) -> dict[str, float]:
     """Precision and recall of acceptance against ``supported`` labels, from (accepted, supported)."""
     tp = sum(1 for a, s in outcomes if a and s)
@@ -115,6 +133,7 @@ def main() -> None:
     parser.add_argument("--no-ablations", action="store_true")
     parser.add_argument("--out", type=Path, help="per-pair outcomes as JSONL")
     parser.add_argument("--backend", default="embedded", help="llm.backend ('none': word rules only, a dry run)")
+    parser.add_argument("--rules", action="store_true", help="only each rule alone on the pairs, no model (seconds)")
     parser.add_argument("--report", type=Path, help="only print the table of a --out file (of a finished or stopped run)")
     args = parser.parse_args()
     if args.report:
@@ -126,6 +145,13 @@ def main() -> None:
         pairs = [p for p in pairs if held_out(p) == (args.part == "held-out")]
     pairs = [p for p in pairs if not args.source or p.source == args.source]
     pairs = pairs[: args.limit] if args.limit else pairs
+    if args.rules:
+        from navicite.support.rules import Fragment, Names, OverlapAccept, OverlapFloor, Subject, Wording
+
+        print(f"pairs: {len(pairs)} ({args.part}); labels {dict(Counter(p.label for p in pairs))}")
+        rule_table(pairs, [Fragment(), Names(), Subject(), Wording(3), OverlapFloor(), OverlapAccept(span=False),
+                           OverlapAccept()])
+        return
     settings = Settings(home=args.home, llm={"backend": args.backend})
     llm = llm_backends.create(settings) if args.backend != "none" else None
     new = create_judge(llm, settings)
@@ -135,6 +161,7 @@ def main() -> None:
         for name in rule_names:
             configs[f"new - {name}"] = NewVerifier(new.without(name))
         configs["new - joint"] = NewVerifier(new, joint=False)
+        configs["new - wording - overlap-accept"] = NewVerifier(new.without("wording").without("overlap-accept"))
         configs["model only"] = NewVerifier(Cascade([], new.model, screen_instructions=False))
     outcomes: dict[str, list[tuple[bool, bool]]] = {name: [] for name in configs}
     fires: Counter[str] = Counter()

@@ -214,7 +214,7 @@ def citations(
     answers: AnswersOption,
     judge: JudgeOption = "llm",
     limit: LimitOption = None,
-    labelled: Annotated[int, typer.Option("--labelled", help="Pairs of the labelled support set's held-out part the judge is first checked on (hash order; 0: skip). Model judges take seconds per pair.")] = 137,
+    labelled: Annotated[Optional[int], typer.Option("--labelled", help="Pairs of the labelled support set's held-out part the judge is first checked on (hash order; default all; 0: skip). Model judges take seconds per pair.")] = None,
     json_out: JsonOption = False,
 ) -> None:
     """The judge's precision and recall against human labels first, then ALCE citation recall and
@@ -227,7 +227,8 @@ def citations(
     saved = saved[:limit] if limit else saved
     entailment = _judge(ctx, judge)
     scorer = CitationScorer(entailment)
-    pairs = [p for p in load_support_set() if held_out(p)][: max(0, labelled)]
+    pairs = [p for p in load_support_set() if held_out(p)]
+    pairs = pairs if labelled is None else pairs[: max(0, labelled)]
     with _progress() as bar:
         task = bar.add_task("judging labelled pairs", total=len(pairs))
         against_labels = measure_judge(entailment, pairs, progress=lambda done, total: bar.update(task, completed=done)) if pairs else None
