@@ -56,6 +56,9 @@ def test_names_numbers_and_code_are_what_a_claim_names() -> None:
     assert claim_names("Both were American, as I said.") == ["American"]
     # A Korean particle after a name in Latin script is not part of it.
     assert claim_names("Jonny Craig는 Emarosa 밴드에서 활동했다.") == ["Craig", "Emarosa"]
+    # A clause after a colon or a list dash opens with a capital too (ExpertQA's list answers).
+    assert claim_names("Choose a model: Select a machine learning algorithm.") == []
+    assert claim_names("Tips are:  - **Get a feel for the big picture**") == []
 
 
 def test_novel_words_are_the_content_words_no_source_holds() -> None:

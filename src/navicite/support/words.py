@@ -90,6 +90,11 @@ _NOT_NAMES = frozenset(
 )
 
 
+# What opens a clause inside a claim, whose first word is capitalised anyway: a colon, a list
+# dash or bullet, a line break ("Choose a model: Select an algorithm ...", "- **Get a feel ...").
+_CLAUSE_START = re.compile(r"(?:[:\n•–—]|^\s*-|\s-)[\s*\"'“(]*$")
+
+
 def _normal_number(token: str) -> str:
     """A number as written without thousands separators ("1,000" and "1000" meet)."""
     return re.sub(r"(?<=\d),(?=\d{3}\b)", "", token)
@@ -117,7 +122,7 @@ def claim_names(claim: str) -> list[str]:
             continue
         # The opening word is capitalised anyway, unless an author list follows it. (A claim is
         # one sentence; a full stop inside it ends an abbreviation, "Dr. Smith", not a sentence.)
-        if i == 0 and not re.match(r"\s+et al\b", text[m.end() :]):
+        if (i == 0 or _CLAUSE_START.search(text[: m.start()])) and not re.match(r"\s+et al\b", text[m.end() :]):
             continue
         # Only cased scripts write names with a capital; a Korean particle after one is no part of it.
         word = re.sub(r"[\uac00-\ud7a3\u3040-\u30ff\u4e00-\u9fff].*$", "", word)
