@@ -124,3 +124,9 @@ def test_a_sentence_that_gives_the_claim_another_name_disputes_it() -> None:
     assert disputing_sentence("The capital of France is Paris.", "Its capital and largest city is Paris.") is None
     assert disputing_sentence("The Eiffel Tower was completed in 1889.", "The Statue of Liberty was completed in 1886.") is None
     assert disputing_sentence("The Eiffel Tower was completed in 1889.", "The Eiffel Tower was completed in 1887.") is not None
+
+
+def test_a_capitalised_function_word_is_no_missing_name() -> None:
+    # The bundled sample's abstract, copied word for word into an answer by the no-model fallback.
+    source = "CONTEXT Many observational studies have shown that physical activity reduces the risk of cognitive decline."
+    assert lexical_support(source, source) == 1.0 and span_support(source, source) == 1.0

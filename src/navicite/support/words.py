@@ -62,7 +62,9 @@ def lexical_support(claim: str, source_text: str) -> float:
     # is not accepted on overlap alone (the hybrid scorer then asks the judge).
     names = _NAME_INSIDE.findall(claim) + _AUTHORS.findall(claim)
     # Stemmed as features does, on the name's first word ("COVID-19" -> "covid").
-    if any(stem6(_WORD.match(name).group(0)) not in source_units for name in names):
+    # A capitalised function word ("CONTEXT Many studies ...") names nothing and is no unit.
+    firsts = [_WORD.match(name).group(0) for name in names]
+    if any(stem6(w) not in source_units for w in firsts if w.lower() not in _STOPWORDS):
         score *= 0.7
     return score
 
