@@ -1,9 +1,13 @@
 """The cheap rules of the support cascade: each decides a pair from words alone, or passes it on.
 
 A rule returns a :class:`~navicite.support.base.Verdict` when the words settle the pair and
-``None`` when they do not. Each rule's docstring gives its figures on the held-out part of the
-labelled support set (``bench/support_bench.py``): how often it fired and the verifier's
-precision / recall without it; rules that did not raise precision at equal recall were removed.
+``None`` when they do not. Each rule's docstring gives its figures from ``bench/support_bench.py``
+(bench/README.md, "Citations measured against people"): alone on all 344 labelled pairs, how
+often it decides and how often against the person's label; in the verifier, on the first pairs
+of the held-out part with the embedded model, how often it fired and the precision / recall
+without it (the full cascade: precision 1.000, recall 0.400 on 29 pairs; the verifier of f4b0ade
+0.667 / 0.400). A rule whose removal changed nothing there still saves the model call it makes
+unnecessary.
 """
 
 from __future__ import annotations
@@ -63,7 +67,8 @@ class Fragment:
     """A claim of fewer than ``min_units`` content words (one word) states nothing a passage can support.
 
     List items ("Japan.", "HC4.") were cited to passages of another example that merely
-    contained the word; no single word is a claim.
+    contained the word; no single word is a claim. Alone: refuses 4 of 344 pairs, none labelled
+    supported. Held-out: did not fire on 29 pairs.
     """
 
     name = "fragment"
@@ -80,7 +85,12 @@ class Fragment:
 class Names:
     """A number, code-like token or capitalised name of the claim that no passage (nor the
     question) mentions: the small model's typical invention ("Smith et al.", "two optimizers,
-    Efron and Breslow") inside sentences that otherwise overlap well."""
+    Efron and Breslow") inside sentences that otherwise overlap well.
+
+    Alone: refuses 82 of 344 pairs, 28 of them labelled supported (paraphrases naming things
+    their evidence words otherwise: "President Franklin D. Roosevelt", "Achim Zeileis" for
+    "Zeileis A"). Held-out: fired 8 times on 29 pairs; without it precision and recall unchanged
+    (the model refused the same pairs): it saves those calls."""
 
     name = "names"
 
@@ -93,7 +103,9 @@ class Names:
 
 class Subject:
     """The claim says of one subject what a passage sentence says of another ("Pete Doherty is an
-    English rock band, formed in London in 1997" from "The Libertines are an English rock band, ...")."""
+    English rock band, formed in London in 1997" from "The Libertines are an English rock band, ...").
+
+    Alone: refuses 3 of 344 pairs, 1 labelled supported. Held-out: did not fire on 29 pairs."""
 
     name = "subject"
 
@@ -106,7 +118,12 @@ class Subject:
 class Wording:
     """At least ``limit`` content words that neither the passages nor the question hold: the
     sentence says much more than they do ("returns a new variable that is a linear combination
-    of the two"). Across scripts words cannot be compared, so the rule stays silent there."""
+    of the two"). Across scripts words cannot be compared, so the rule stays silent there.
+
+    Alone: refuses 216 of 344 pairs, 98 of them labelled supported (ExpertQA's and SciFact's
+    claims paraphrase their evidence). Held-out: fired 12 times on 29 pairs; without it precision
+    0.833 and recall 0.500 (with it 1.000 / 0.400): it buys precision with recall, so it stays on
+    for the embedded model only, whose own answers copy their sources' words."""
 
     name = "wording"
 
@@ -124,7 +141,10 @@ class Wording:
 
 
 class OverlapFloor:
-    """Below ``floor`` word overlap (same script) a pair is not worth a model call: refused."""
+    """Below ``floor`` word overlap (same script) a pair is not worth a model call: refused.
+
+    Alone: refuses 22 of 344 pairs, 11 labelled supported (SciFact claims in other words than
+    their abstract). Held-out: did not fire on 29 pairs (the rules before it decided first)."""
 
     name = "overlap-floor"
 
@@ -145,6 +165,13 @@ class OverlapAccept:
     ``span``: the overlap must be found within one passage sentence (or two in a row), so a
     claim that joins words of different sentences ("The car package provides kernHAC() and
     NeweyWest()", where the passage gives those to sandwich) still goes to the model.
+
+    Alone: accepts 49 of 344 pairs, 23 of them not labelled supported (role swaps inside one
+    sentence, "recommended for HC2 but not HC3"; SciFact sentences sharing a claim's words);
+    overlap over the whole passage, as the verifier of f4b0ade used it, accepts 85, 44 of them
+    wrongly. Held-out: fired 3 times on 29 pairs, all three right; without it precision and
+    recall unchanged: it saves those calls. Word overlap is no proof of support: the answer
+    sentence is still confirmed by the model (``generate.confirm_answer``).
     """
 
     name = "overlap-accept"
