@@ -377,10 +377,10 @@ class GenerateSettings(Section):
         "(listed in the JSON's 'withheld', counted under the answer); 'flag' shows it in place, marked. The first "
         "sentence, the answer, is always shown, marked when unsupported.",
     )
-    novel_words: int | None = Field(
-        None, ge=0,
+    novel_words: int = Field(
+        0, ge=0,
         description="A sentence with this many content words that neither its sources nor the question hold is not cited "
-        "(0: off; unset: 3 with the embedded model, whose judge lets its own elaborations through, off with other backends).",
+        "(0: off, the default: on the labelled support set it cost 0.21 recall for 0.02 precision, bench/README.md).",
     )
     language_retry: bool = Field(True, description="Translate the draft once (one call) when it is not in the question's language.")
     language_repair_share: float = Field(

@@ -251,12 +251,9 @@ def test_wording_rule_uncites_an_elaboration_the_judge_accepted() -> None:
     assert lenient[1].kept == [1]
 
 
-def test_wording_rule_is_on_for_the_embedded_model_only_unless_set(tmp_path) -> None:
-    from navicite.generate.verify import EMBEDDED_NOVEL_WORDS, novel_words_limit
-
-    assert novel_words_limit(load_settings(tmp_path, ["llm.backend=embedded"])) == EMBEDDED_NOVEL_WORDS
-    assert novel_words_limit(load_settings(tmp_path, ["llm.backend=openai"])) == 0
-    assert novel_words_limit(load_settings(tmp_path, ["llm.backend=openai", "generate.novel_words=4"])) == 4
+def test_wording_rule_is_off_unless_set(tmp_path) -> None:
+    assert "wording" not in [r.name for r in create_judge(None, load_settings(tmp_path, ["llm.backend=embedded"])).rules]
+    assert "wording" in [r.name for r in create_judge(None, load_settings(tmp_path, ["generate.novel_words=3"])).rules]
 
 
 def test_no_pair_is_judged_for_a_sentence_one_source_names_fully(scripted_llm) -> None:

@@ -70,3 +70,12 @@ def test_overlap_alone_no_longer_cites_it_the_model_decides(hac_passage: Context
     model = _Counting(False)
     [wrong] = Verifier(Cascade(default_rules(), model), 0.8, joint=False).run([WRONG], [Alignment("fact", (1,))], [hac_passage])
     assert wrong.kept == [] and model.calls == 1
+
+
+@pytest.mark.llm
+def test_the_real_model_refuses_the_lme4_like_claim(hac_passage: ContextEntry, real_llm) -> None:
+    from navicite.support.llm import LLMJudge
+
+    [wrong] = Verifier(Cascade(default_rules(), LLMJudge(real_llm)), 0.8, joint=False).run(
+        [WRONG], [Alignment("fact", (1,))], [hac_passage])
+    assert wrong.kept == [] and [c.scorer for c in wrong.checks] == ["llm"]

@@ -111,28 +111,11 @@ def passage(entry: ContextEntry) -> Passage:
     return Passage(entry.source.title, entry.text)
 
 
-#: The wording rule's limit with the embedded model when ``generate.novel_words`` is unset.
-EMBEDDED_NOVEL_WORDS = 3
-
-
-def novel_words_limit(settings: Settings) -> int:
-    """``generate.novel_words``, or its default: on with the embedded model, off otherwise.
-
-    The rule was set on the embedded 1.5B model's answers, which copy their sources' words; on
-    ExpertQA's human-judged claims (paraphrases of web pages) it uncites most supported claims,
-    so answers from a user's own, more fluent model are left to its judge.
-    """
-    configured = settings.generate.novel_words
-    if configured is not None:
-        return configured
-    return EMBEDDED_NOVEL_WORDS if settings.llm.backend == "embedded" else 0
-
-
 def create_judge(llm: LLM | None, settings: Settings) -> Cascade:
     """The verifier's support judge as ``generate.verifier`` names it (word rules only without an LLM)."""
     g = settings.generate
     model = None if llm is None or g.verifier == "lexical" else LLMJudge(llm)
-    rules = default_rules(novel_words_limit(settings), g.lexical_accept)
+    rules = default_rules(g.novel_words, g.lexical_accept)
     if g.verifier == "llm":
         rules = [r for r in rules if not isinstance(r, OverlapAccept)]
     return Cascade(rules, model, max_calls=g.judge_max_calls)
