@@ -69,7 +69,7 @@ class Cascade:
 
 
 def default_rules(novel_words: int = 0, accept: float = 0.8) -> list[Rule]:
-    """The rules kept after measurement, cheapest first (``novel_words`` 0: the wording rule is off)."""
+    """The rules kept after measurement, cheapest first (``novel_words`` 0, the default: the wording rule is off)."""
     rules: list[Rule] = [Fragment(), Names(), Subject()]
     if novel_words:
         rules.append(Wording(novel_words))
