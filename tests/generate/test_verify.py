@@ -69,7 +69,8 @@ def test_the_judge_follows_the_verifier_setting(tmp_path, scripted_llm) -> None:
     lexical = create_judge(llm, load_settings(tmp_path, ["generate.verifier=lexical"]))
     assert lexical.model is None
     hybrid = create_judge(llm, load_settings(tmp_path))
-    assert isinstance(hybrid.model, LLMJudge) and "overlap-accept" in [r.name for r in hybrid.rules]
+    assert isinstance(hybrid.model, LLMJudge) and "overlap-accept" not in [r.name for r in hybrid.rules]
+    assert "names" in [r.name for r in hybrid.rules]
     only_llm = create_judge(llm, load_settings(tmp_path, ["generate.verifier=llm"]))
     assert "overlap-accept" not in [r.name for r in only_llm.rules]
     assert create_judge(None, load_settings(tmp_path)).model is None

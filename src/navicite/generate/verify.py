@@ -116,7 +116,9 @@ def create_judge(llm: LLM | None, settings: Settings) -> Cascade:
     g = settings.generate
     model = None if llm is None or g.verifier == "lexical" else LLMJudge(llm)
     rules = default_rules(g.novel_words, g.lexical_accept)
-    if g.verifier == "llm":
+    if model is not None:
+        # With a model, overlap accepts nothing by itself: on 110 held-out labelled pairs the
+        # cascade without it kept precision 0.870 where with it 0.759 (bench/README.md).
         rules = [r for r in rules if not isinstance(r, OverlapAccept)]
     return Cascade(rules, model, max_calls=g.judge_max_calls)
 
