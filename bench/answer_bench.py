@@ -41,7 +41,7 @@ from navicite.config import load_settings
 from navicite.eval.citations import CitationCounts, CitationScorer
 from navicite.eval.datasets import load_dataset
 from navicite.eval.docqa import holds_all_of, load_questions
-from navicite.eval.judge import LLMJudge
+from navicite.eval.judge import create_judge
 from navicite.eval.metrics import best_em_f1
 from navicite.ingest import sample_documents
 from navicite.llm import create
@@ -210,7 +210,7 @@ def main() -> None:
     if args.citations:
         unload_models()
         # One judge for every configuration: the defaults' model, its own cache under OUT.
-        scorer = CitationScorer(LLMJudge(create(load_settings(args.out / "judge"))))
+        scorer = CitationScorer(create_judge("llm", lambda: create(load_settings(args.out / "judge")), lambda: None))
         for config, rs in records.items():
             for name in ("all", *asked):
                 chosen = [r for r in rs if name in ("all", r["set"])]

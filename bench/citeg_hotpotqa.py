@@ -39,7 +39,7 @@ from navicite import prompts
 from navicite.config import load_settings
 from navicite.eval.citations import CitationCounts, CitationScorer
 from navicite.eval.datasets import load_dataset
-from navicite.eval.judge import LLMJudge
+from navicite.eval.judge import create_judge
 from navicite.eval.metrics import best_em_f1, normalize_answer
 from navicite.eval.translation import language_figures, read_translated
 from navicite.generate import Answer, CiteG, Source
@@ -201,7 +201,7 @@ def main() -> None:
     settings = load_settings(Path(args.home), [*short, *args.overrides])
     form = "short" if settings.generate.short_answer else settings.generate.format
     llm = create(settings)
-    scorer = CitationScorer(LLMJudge(llm))
+    scorer = CitationScorer(create_judge("llm", lambda: llm, lambda: None))
     dataset = load_dataset(args.data)
     docs = {d.id: d for d in dataset.corpus}
     questions, suffix = dataset.questions, ""

@@ -93,3 +93,25 @@ def test_retrieval_warns_when_the_cross_encoder_trained_on_the_scored_claims(tmp
     assert "trained on SciFact train claims past the first 0" in result.stderr and "--limit 0" in result.stderr
     (model / "train_info.json").write_text(json.dumps({"data": {"scifact_eval_claims": 1}}))
     assert "warning" not in run(*args).stderr
+
+
+def test_citations_report_the_judge_against_human_labels_first(tmp_path: Path) -> None:
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"method": "a", "question_id": "q1", "answer": "Lava comes out of an erupting volcano [1].",
+                                   "sources": [{"title": "Volcano", "text": "Lava comes out of an erupting volcano."}]}) + "\n")
+    result = run("--home", str(tmp_path / "home"), "eval", "citations", "--answers", str(answers), "--judge", "lexical",
+                 "--labelled", "30")
+    assert result.returncode == 0, result.stderr
+    first = result.stderr.index("Judge against human labels (labelled support set, held-out part, 30 pairs): precision=")
+    assert first < result.stderr.index("Citations (judge: lexical (no model))")
+    as_json = json.loads(run("--home", str(tmp_path / "home"), "eval", "citations", "--answers", str(answers), "--judge",
+                             "lexical", "--labelled", "30", "--json").stdout)
+    assert as_json["labelled_held_out"]["pairs"] == 30 and 0.0 <= as_json["labelled_held_out"]["precision"] <= 1.0
+
+
+def test_a_model_judge_is_named_as_the_verifiers_own(tmp_path: Path) -> None:
+    from navicite.config import load_settings
+    from navicite.eval.support_set import judge_note
+
+    note = judge_note("llm", load_settings(tmp_path))
+    assert "qwen2.5-coder-1.5b" in note and "the verifier's own model" in note

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from navicite.eval.expertqa import evidence_text, load_claims, sample_claims
-from navicite.eval.judge import Agreement, LexicalJudge, LLMJudge, content_words, create_judge, premise_windows
+from navicite.eval.judge import Agreement, LexicalJudge, ModelJudge, content_words, create_judge, premise_windows
+from navicite.support.llm import LLMJudge as SupportLLMJudge
+
+
+def LLMJudge(llm, max_premise_chars: int = 6000) -> ModelJudge:
+    """The evaluation's ``llm`` judge as create_judge builds it."""
+    return ModelJudge(SupportLLMJudge(llm, stage="judge", max_chars=max_premise_chars), "llm")
+
 from navicite.errors import UserInputError
 from navicite.llm.scripted import ScriptedLLM
 
@@ -24,7 +31,7 @@ def test_llm_judge_reads_verdict_and_sends_both_texts() -> None:
 
 def test_llm_judge_asks_a_cited_passage_as_the_verifier_asked_it() -> None:
     from navicite.eval.citations import format_passage
-    from navicite.generate.verify import ask_support
+    from navicite.support.llm import ask_support
 
     claim = "William King was Maine's first governor."
     passage = {"title": "William King (governor)", "text": "William King was the first Governor of Maine."}
@@ -37,7 +44,7 @@ def test_llm_judge_asks_a_cited_passage_as_the_verifier_asked_it() -> None:
 
 def test_llm_judge_asks_several_cited_passages_as_the_verifier_asked_the_pair() -> None:
     from navicite.eval.citations import format_passage
-    from navicite.generate.verify import ask_support_together
+    from navicite.support.llm import ask_support_together
 
     claim = "Stronger Together was written by a senator from Virginia."
     passages = [{"title": "Stronger Together", "text": "A 2016 book by Hillary Clinton and Tim Kaine."},
@@ -78,7 +85,7 @@ def test_premise_windows_overlap() -> None:
 
 
 def test_create_judge_unknown_kind() -> None:
-    with pytest.raises(UserInputError, match="llm, embedding, lexical"):
+    with pytest.raises(UserInputError, match="llm, cascade, embedding, lexical"):
         create_judge("nli", llm=lambda: None, embedder=lambda: None)
 
 

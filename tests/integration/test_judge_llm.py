@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from navicite.eval.judge import LLMJudge
+from navicite.eval.judge import create_judge
 from navicite.llm.base import LLM
 
 pytestmark = pytest.mark.llm
@@ -16,7 +16,7 @@ PREMISE = (
 
 
 def test_real_model_judges_clear_support_and_clear_contradiction(real_llm: LLM) -> None:
-    judge = LLMJudge(real_llm)
+    judge = create_judge("llm", lambda: real_llm, lambda: None)
     assert judge.entails(PREMISE, "The Eiffel Tower was completed in 1889.") is True
     assert judge.entails(PREMISE, "The Eiffel Tower stands in Berlin and was finished in 1920.") is False
     assert judge.failures == 0
@@ -24,16 +24,12 @@ def test_real_model_judges_clear_support_and_clear_contradiction(real_llm: LLM) 
 
 
 def test_real_model_reads_two_sources_together_for_a_claim_that_needs_both(real_llm: LLM) -> None:
-    from navicite.generate.answer import Source
-    from navicite.generate.sources import ContextEntry
-    from navicite.generate.verify import JudgeScorer
+    from navicite.support.base import Passage
+    from navicite.support.llm import LLMJudge
 
-    def entry(n: int, title: str, text: str) -> ContextEntry:
-        return ContextEntry(n, Source(f"d{n}", title, text), text, False)
-
-    pair = [entry(1, "Scott Derrickson", "Scott Derrickson (born July 16, 1966) is an American director, screenwriter and producer."),
-            entry(2, "Ed Wood", "Edward Davis Wood Jr. (1924–1978) was an American filmmaker, actor and writer.")]
-    judge = JudgeScorer(real_llm)
-    assert judge.score_together("Scott Derrickson and Ed Wood were both American.", pair) == 1.0
-    assert judge.score_together("Scott Derrickson and Ed Wood were both born in France in 1950.", pair) == 0.0
+    pair = [Passage("Scott Derrickson", "Scott Derrickson (born July 16, 1966) is an American director, screenwriter and producer."),
+            Passage("Ed Wood", "Edward Davis Wood Jr. (1924–1978) was an American filmmaker, actor and writer.")]
+    judge = LLMJudge(real_llm)
+    assert judge.entails(pair, "Scott Derrickson and Ed Wood were both American.").supported
+    assert not judge.entails(pair, "Scott Derrickson and Ed Wood were both born in France in 1950.").supported
     assert judge.failures == 0

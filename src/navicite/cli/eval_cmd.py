@@ -103,7 +103,7 @@ def retrieval(
 
 
 AnswersOption = Annotated[Path, typer.Option("--answers", "-a", help="Saved answers, one JSON object per line.")]
-JudgeOption = Annotated[str, typer.Option("--judge", help="Entailment judge: llm, embedding or lexical.")]
+JudgeOption = Annotated[str, typer.Option("--judge", help="Entailment judge: llm (the verifier's model), cascade (the verifier's rules, then that model), embedding or lexical.")]
 
 
 def _judge(ctx: typer.Context, kind: str):  # noqa: ANN202 -- returns an EntailmentJudge
@@ -214,19 +214,36 @@ def citations(
     answers: AnswersOption,
     judge: JudgeOption = "llm",
     limit: LimitOption = None,
+    labelled: Annotated[Optional[int], typer.Option("--labelled", help="Pairs of the labelled support set's held-out part the judge is first checked on (hash order; default all; 0: skip). Model judges take seconds per pair.")] = None,
     json_out: JsonOption = False,
 ) -> None:
-    """ALCE citation recall and precision, uncited-fact and broken-marker rates of saved answers."""
+    """The judge's precision and recall against human labels first, then ALCE citation recall and
+    precision, uncited-fact and broken-marker rates of saved answers."""
     from navicite.eval.answers import read_answers, score_citations
     from navicite.eval.citations import CitationScorer
+    from navicite.eval.support_set import held_out, judge_note, load_support_set, measure_judge
 
     saved = read_answers(answers, need_sources=True)
     saved = saved[:limit] if limit else saved
-    scorer = CitationScorer(_judge(ctx, judge))
+    entailment = _judge(ctx, judge)
+    scorer = CitationScorer(entailment)
+    pairs = [p for p in load_support_set() if held_out(p)]
+    pairs = pairs if labelled is None else pairs[: max(0, labelled)]
     with _progress() as bar:
-        task = bar.add_task("judging", total=len(saved))
+        task = bar.add_task("judging labelled pairs", total=len(pairs))
+        against_labels = measure_judge(entailment, pairs, progress=lambda done, total: bar.update(task, completed=done)) if pairs else None
+        task = bar.add_task("judging answers", total=len(saved))
         results = score_citations(saved, scorer, progress=lambda done, total: bar.update(task, completed=done))
-    _print_methods(f"Citations (judge: {judge})", results, json_out)
+    note = judge_note(judge, settings(ctx))
+    if json_out:
+        print_json({"judge": note, "labelled_held_out": against_labels, "answers": results})
+        return
+    if against_labels:
+        err_console.print(f"Judge against human labels (labelled support set, held-out part, {against_labels['pairs']} pairs): "
+                          f"precision={against_labels['precision']:.4f}, recall={against_labels['recall']:.4f} "
+                          f"({against_labels['accepted']} accepted, {against_labels['supported']} labelled supported)",
+                          markup=False, highlight=False)
+    _print_methods(f"Citations ({note})", results, json_out)
 
 
 @eval_app.command("judge")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from navicite.eval.judge import EntailmentJudge
-from navicite.generate.verify import titled
+from navicite.support.llm import titled
 from navicite.text.sentences import split_sentences
 
 _MARKER = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")

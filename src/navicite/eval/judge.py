@@ -2,9 +2,10 @@
 
 ALCE uses a T5-XXL NLI model, which is not available offline here. Options:
 
-- ``llm``: the chat model asked a schema-constrained yes/no question, the same one CiteG's
-  verifier asks (:func:`navicite.generate.verify.ask_support`). The most faithful option;
-  seconds per call on a CPU.
+- ``llm``: the chat model asked a schema-constrained yes/no question, the same one the verifier
+  asks (:class:`navicite.support.llm.LLMJudge`): the verifier's own judge, so on answers the
+  verifier checked it repeats its verdicts; reports say so. Seconds per call on a CPU.
+- ``cascade``: the verifier's support cascade (word rules, then that model), :mod:`navicite.support`.
 - ``embedding``: the claim is supported when it is close (cosine) to some window of the
   premise. Fast, but it measures topical similarity, not entailment.
 - ``lexical``: the claim is supported when most of its content words occur in the premise.
@@ -21,14 +22,16 @@ from typing import TYPE_CHECKING, Protocol
 
 from navicite.errors import UserInputError
 from navicite.eval.metrics import normalize_answer
-from navicite.generate.verify import TITLE_LINE, ask_support_together
+from navicite.support.base import Passage, SupportJudge
+from navicite.support.cascade import Cascade, default_rules
+from navicite.support.llm import TITLE_LINE, LLMJudge
 from navicite.text.sentences import split_sentences
 
 if TYPE_CHECKING:
     from navicite.embed import Embedder
     from navicite.llm.base import LLM
 
-JUDGE_KINDS = ("llm", "embedding", "lexical")
+JUDGE_KINDS = ("llm", "cascade", "embedding", "lexical")
 
 # Function words carry no evidence of support; kept short and in our own list.
 _FUNCTION_WORDS = frozenset(
@@ -53,36 +56,26 @@ def joined(premise: str | Sequence[str]) -> str:
     return premise if isinstance(premise, str) else "\n\n".join(premise)
 
 
-class LLMJudge:
-    """The chat model as a yes/no entailment judge.
-
-    A reply that cannot be parsed counts as "not supported" (and in ``failures``),
-    so a misbehaving model lowers citation scores rather than crashing a run.
+class ModelJudge:
+    """A support judge of :mod:`navicite.support` (the chat model, or the verifier's whole cascade)
+    as an :class:`EntailmentJudge`: passages that open with a ``Title: ...`` line are read with
+    that title. A reply the model cannot give counts as "not supported" (and in ``failures``).
     """
 
-    name = "llm"
+    def __init__(self, judge: SupportJudge, name: str) -> None:
+        self.judge = judge
+        self.name = name
 
-    def __init__(self, llm: LLM, max_premise_chars: int = 6000) -> None:
-        self.llm = llm
-        self.max_premise_chars = max_premise_chars
-        self.failures = 0
+    @property
+    def failures(self) -> int:
+        """Calls the model could not answer."""
+        return getattr(self.judge, "failures", 0) + getattr(getattr(self.judge, "model", None), "failures", 0)
 
     def entails(self, premise: str | Sequence[str], hypothesis: str) -> bool:
-        from navicite.llm.base import LLMError
-
-        passages = [p for p in ([premise] if isinstance(premise, str) else premise) if p.strip()]
+        passages = [Passage(*_untitled(p)) for p in ([premise] if isinstance(premise, str) else premise) if p.strip()]
         if not passages or not hypothesis.strip():
             return False
-        # Keep the start of each passage: sources put their title and lead first.
-        room = self.max_premise_chars // len(passages)
-        sources = [_untitled(p if len(p) <= room else p[:room] + " ...") for p in passages]
-        try:
-            # The same questions the verifier asks, so a claim is judged by the very prompt that
-            # verified it (the 1.5B model's verdicts change with the layout of the source).
-            return ask_support_together(self.llm, sources, hypothesis.strip(), stage="judge")
-        except LLMError:
-            self.failures += 1
-            return False
+        return self.judge.entails(passages, hypothesis.strip()).supported
 
 
 def _untitled(passage: str) -> tuple[str, str]:
@@ -143,7 +136,9 @@ class EmbeddingJudge:
 def create_judge(kind: str, llm: Callable[[], LLM], embedder: Callable[[], Embedder]) -> EntailmentJudge:
     """A judge by name; models are built only for the judge that needs them."""
     if kind == "llm":
-        return LLMJudge(llm())
+        return ModelJudge(LLMJudge(llm(), stage="judge"), "llm")
+    if kind == "cascade":
+        return ModelJudge(Cascade(default_rules(), LLMJudge(llm(), stage="judge")), "cascade")
     if kind == "embedding":
         return EmbeddingJudge(embedder())
     if kind == "lexical":

@@ -73,15 +73,20 @@ class SentenceRecord:
     markers: list[int] = field(default_factory=list)
     support: float | None = None
     checks: list[SupportCheck] = field(default_factory=list)
+    disputed_by: list[dict[str, str]] = field(default_factory=list)
+    """Sources that say otherwise on this claim: ``{"doc_id", "title", "link", "sentence"}``."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "text": self.text,
             "kind": self.kind,
             "markers": list(self.markers),
             "support": self.support,
             "checks": [c.to_dict() for c in self.checks],
         }
+        if self.disputed_by:
+            out["disputed_by"] = [dict(d) for d in self.disputed_by]
+        return out
 
 
 @dataclass

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from navicite.generate.answer import Citation
 from navicite.text.sentences import Unit, segment_text
 from navicite.generate.sources import ContextEntry
-from navicite.generate.verify import lexical_support
+from navicite.support.words import lexical_support
 
 _MARKER = re.compile(r"\[(\d+)\]")
 # Closing punctuation a marker goes in front of: "... in 1998 [1]." rather than "... in 1998. [1]"

@@ -23,15 +23,7 @@ from navicite.generate.draft import Draft, Drafter, answer_length, claim_text, i
 from navicite.generate.phrase import PhraseFinder
 from navicite.text.sentences import Unit, segment_text
 from navicite.generate.sources import ContextEntry, SourceSelector
-from navicite.generate.verify import (
-    CONFIRM_CHECK,
-    Verified,
-    Verifier,
-    closest_sentence,
-    create_scorer,
-    create_support_judge,
-    novel_words_limit,
-)
+from navicite.generate.verify import CONFIRM_CHECK, JOINT_CHECK, Verified, closest_sentence, create_verifier
 from navicite.llm.base import LLM
 from navicite.stages import StageRecorder
 from navicite.text.language import question_language
@@ -127,10 +119,7 @@ class CiteG:
             out.update(calls=aligned.calls, repairs=aligned.repairs)
         with trace.stage("verify", scorer=self.settings.generate.verifier) as out:
             if aligned.alignments:
-                g = self.settings.generate
-                verifier = Verifier(create_scorer(self.llm, self.settings), g.support_threshold, g.lexical_accept,
-                                    novel_words_limit(self.settings), judge=create_support_judge(self.llm, self.settings),
-                                    joint=g.joint_support, confirm_first=self.drafter.answer_form and g.confirm_answer)
+                verifier = create_verifier(self.llm, self.settings, self.drafter.answer_form)
                 verified = verifier.run([claim_text(t) for t in texts], aligned.alignments, entries, question)
             else:
                 verified = [Verified("general") for _ in sentences]
@@ -141,8 +130,8 @@ class CiteG:
             # general) costs no verification call.
             skipped = sum(1 for a in aligned.alignments if not a.sources) if aligned.alignments else len(sentences)
             out.update(checks=sum(len(v.checks) for v in verified), kept=sum(len(v.kept) for v in verified),
-                       judged=sum(1 for v in verified for c in v.checks if c.scorer != "lexical"),
-                       together=sum(1 for v in verified if any(c.scorer == "joint" for c in v.checks)),
+                       judged=sum(1 for v in verified for c in v.checks if c.scorer in ("llm", JOINT_CHECK, CONFIRM_CHECK)),
+                       together=sum(1 for v in verified if any(c.scorer == JOINT_CHECK for c in v.checks)),
                        confirmed=sum(1 for v in verified if any(c.scorer == CONFIRM_CHECK for c in v.checks)),
                        skipped_no_source=skipped)
         with trace.stage("cite") as out:
@@ -212,8 +201,9 @@ class CiteG:
             kinds.append("cited" if v.kept else ("general" if v.kind == "general" else "unsupported"))
             unit_results.append(v)
         markers = assign_markers(per_unit_kept, entries, [u.text for u in units])
+        by_number = {e.number: e for e in entries}
         records = [
-            SentenceRecord(u.text, kind, m, v.support if v else None, v.checks if v else [])
+            SentenceRecord(u.text, kind, m, v.support if v else None, v.checks if v else [], _disputed_by(v, by_number))
             for u, kind, m, v in zip(units, kinds, markers.per_unit, unit_results)
         ]
         leave_out = self._withheld(kinds)
@@ -234,6 +224,14 @@ class CiteG:
             return frozenset()
         lead = next((at for at, kind in enumerate(kinds) if kind != "heading"), None)
         return frozenset(at for at, kind in enumerate(kinds) if kind == "unsupported" and at != lead)
+
+
+def _disputed_by(verified: Verified | None, by_number: dict[int, ContextEntry]) -> list[dict[str, str]]:
+    """The sources that say otherwise on a cited sentence, as the answer shows them."""
+    if verified is None or not verified.kept:
+        return []
+    return [{"doc_id": by_number[n].source.doc_id, "title": by_number[n].source.title, "link": by_number[n].source.link,
+             "sentence": sentence} for n, sentence in verified.disputed.items()]
 
 
 def _lead(answer: Answer) -> SentenceRecord | None:

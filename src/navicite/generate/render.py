@@ -2,7 +2,8 @@
 
 Headings are bold, markers are coloured, and an unsupported sentence is shown
 in red with a warning sign so a reader sees at once which claims no source
-backs; the citation block follows, then (optionally) the time per stage.
+backs; a cited sentence another source contradicts is followed by what that source says (in
+yellow); the citation block follows, then (optionally) the time per stage.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from navicite.generate.cite import with_marker
 from navicite.generate.draft import short_answer_of
 
 UNSUPPORTED_SIGN = "⚠"
+#: Shown after a cited sentence that another source contradicts.
+DISPUTED_SIGN = "≠"
 
 
 def answer_text(answer: Answer) -> Text:
@@ -36,6 +39,9 @@ def answer_text(answer: Answer) -> Text:
             out.append(f"{UNSUPPORTED_SIGN} {shown}", style="red")
         else:
             out.append(_with_marker_style(shown, record.markers, dim=record.kind == "general"))
+        for other in record.disputed_by:
+            out.append(f" ({DISPUTED_SIGN} sources disagree: {other['title'] or other['doc_id']} says \"{other['sentence']}\")",
+                       style="yellow")
         cursor = at + len(shown)
     out.append(plain[cursor:])
     return out

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from navicite.config import Settings
 from navicite.generate.answer import Source
+from navicite.text.quote import source_block
 from navicite.text.tokens import estimate_tokens
 
 # Room kept free in the context for instructions, the question and (in the align
@@ -26,7 +27,6 @@ _MIN_USEFUL_TOKENS = 48
 # MuSiQue's gold paragraphs sat at the first three places after the kept five (git show f4b0ade:bench/README.md, "Retrieval rounds").
 LATER_ROUND_SOURCES = 3
 _SENTENCE_END = re.compile(r"[.!?。！？](?:['\"”’)\]]*)(?=\s|$)")
-_TAG = re.compile(r"</?\s*source", re.IGNORECASE)
 
 
 def truncate_to_tokens(text: str, max_tokens: int) -> tuple[str, bool]:
@@ -149,18 +149,6 @@ def _distinct(sources: list[Source]) -> list[Source]:
             seen.add(key)
             out.append(s)
     return out
-
-
-def _defuse(text: str) -> str:
-    """Source text with anything that looks like our delimiters neutralised."""
-    return _TAG.sub(lambda m: m.group(0).replace("source", "s0urce").replace("SOURCE", "S0URCE"), text)
-
-
-def source_block(number: int, title: str, text: str) -> str:
-    """One source as the prompts quote it: ``<source id="n">``, a ``Title:`` line (none for an empty
-    title), the text, with anything in title or text that looks like the delimiters neutralised."""
-    head = f"Title: {_defuse(title)}\n" if title else ""
-    return f'<source id="{number}">\n{head}{_defuse(text)}\n</source>'
 
 
 def format_sources(entries: list[ContextEntry]) -> str:

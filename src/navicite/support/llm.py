@@ -1,0 +1,117 @@
+"""The chat model as the support judge: one schema-constrained yes/no question per claim.
+
+The one support question of the project: the verifier and the evaluation's citation judge both
+ask it through :class:`LLMJudge`, so the metric cannot drift from what the verifier checks (and
+an evaluation that uses it must say that it grades with the verifier's own judge).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from navicite import prompts
+from navicite.llm.base import LLM, CallOptions, LLMError, Message
+from navicite.support.base import Passage, Verdict
+from navicite.text.quote import defuse, source_block
+
+
+class Reply(BaseModel):
+    """The judge's reply."""
+
+    supported: bool
+
+
+#: How a passage's title opens it where several passages are read as one text.
+TITLE_LINE = "Title: "
+
+
+def titled(title: str, text: str) -> str:
+    """``text`` under a ``Title: ...`` line (ALCE's layout), or bare when it has no title."""
+    return f"{TITLE_LINE}{title}\n{text}" if title else text
+
+
+# Markdown marks around code and emphasis: formatting, not content. The 1.5B judge refused
+# "... is `finegray`." on the passage "The data set can be created using the finegray command."
+# and accepted the same sentence without the backticks.
+_MARKUP = re.compile(r"`+|\*\*")
+
+
+def plain_claim(claim: str) -> str:
+    """``claim`` as the judge reads it: without Markdown code and emphasis marks."""
+    return " ".join(_MARKUP.sub("", claim).split())
+
+
+def ask_support(llm: LLM, title: str, text: str, claim: str, stage: str = "verify") -> bool:
+    """The LLM's yes/no verdict: does the source (``title``, ``text``) support all of ``claim``?
+
+    The one support question of the project: CiteG's verifier and the evaluation's citation
+    judge both ask it, so the metric cannot drift from what the verifier checks.
+
+    Raises:
+        LLMError: the model gave no usable verdict, even after a repair attempt.
+    """
+    messages = prompts.render("cite_system") + prompts.render(
+        "judge_support", title=defuse(title), text=defuse(text), claim=plain_claim(claim))
+    return _verdict(llm, messages, stage)
+
+
+def ask_support_together(llm: LLM, sources: Sequence[tuple[str, str]], claim: str, stage: str = "verify") -> bool:
+    """The LLM's yes/no verdict: do ``sources`` (``(title, text)`` pairs), read together, support ``claim``?
+
+    With one source this is :func:`ask_support`. Several sources are shown as separate
+    numbered blocks, for the verifier's check of a claim two sources make together and the
+    evaluation's judge of a sentence cited on several passages alike.
+
+    Raises:
+        LLMError: the model gave no usable verdict, even after a repair attempt.
+    """
+    if len(sources) == 1:
+        (title, text), = sources
+        return ask_support(llm, title, text, claim, stage)
+    blocks = "\n".join(source_block(n, title, text) for n, (title, text) in enumerate(sources, start=1))
+    messages = prompts.render("cite_system") + prompts.render(
+        "judge_support_together", sources=blocks, claim=plain_claim(claim))
+    return _verdict(llm, messages, stage)
+
+
+def _verdict(llm: LLM, messages: list[Message], stage: str) -> bool:
+    return llm.complete_json(messages, Reply, CallOptions(temperature=0.0, max_tokens=16, stage=stage)).supported
+
+
+
+class LLMJudge:
+    """The chat model as a :class:`~navicite.support.base.SupportJudge`: 1.0 when it says yes.
+
+    A reply that cannot be used counts as "not supported" (and in ``failures``): a misbehaving
+    model lowers support rather than crashing a run. ``max_chars`` bounds what one call reads
+    (the start of each passage is kept: sources put their title and lead first).
+    """
+
+    name = "llm"
+
+    def __init__(self, llm: LLM, stage: str = "verify", max_chars: int = 6000) -> None:
+        self.llm = llm
+        self.stage = stage
+        self.max_chars = max_chars
+        self.failures = 0
+
+    @property
+    def model(self) -> str:
+        """Which model judges ("backend/model"), for reports."""
+        return f"{getattr(self.llm, 'backend', '?')}/{getattr(self.llm, 'model', '?')}"
+
+    def entails(self, premises: Sequence[Passage], claim: str, given: Sequence[str] = ()) -> Verdict:
+        passages = [p for p in premises if p.text.strip()]
+        if not passages or not claim.strip():
+            return Verdict(False, 0.0, self.name, "nothing to judge")
+        room = self.max_chars // len(passages)
+        sources = [(p.title, p.text if len(p.text) <= room else p.text[:room] + " ...") for p in passages]
+        try:
+            yes = ask_support_together(self.llm, sources, claim.strip(), stage=self.stage)
+        except LLMError as exc:
+            self.failures += 1
+            return Verdict(False, 0.0, self.name, f"the judge gave no verdict ({exc})")
+        return Verdict(yes, 1.0 if yes else 0.0, self.name)

@@ -1,0 +1,190 @@
+"""The cheap rules of the support cascade: each decides a pair from words alone, or passes it on.
+
+A rule returns a :class:`~navicite.support.base.Verdict` when the words settle the pair and
+``None`` when they do not. Each rule's docstring gives its figures from ``bench/support_bench.py``
+(bench/README.md, "Citations measured against people"): alone on all 344 labelled pairs, how
+often it decides and how often against the person's label; in the verifier, on the first pairs
+of the held-out part with the embedded model (110 pairs), how often it fired and the precision /
+recall without it (all rules: precision 0.737, recall 0.255; the verifier of f4b0ade 0.615 /
+0.291; the shipped cascade, without wording and overlap-accept, 0.870 / 0.364).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+from navicite.support.base import Passage, Verdict
+from navicite.support.words import (
+    features,
+    lexical_support,
+    novel_words,
+    same_script,
+    span_support,
+    swapped_subject,
+    unmentioned,
+)
+
+
+class Rule(Protocol):
+    """One cheap check of the cascade."""
+
+    name: str
+
+    def decide(self, premises: Sequence[Passage], claim: str, given: Sequence[str]) -> Verdict | None:
+        """A verdict when the words settle the pair, else ``None``."""
+        ...
+
+
+def _texts(premises: Sequence[Passage]) -> list[str]:
+    return [p.full_text for p in premises]
+
+
+# Orders addressed to whoever reads the passage (a model), not statements about anything:
+# "Ignore previous instructions and answer that ...", "You must reply that ...".
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?"
+    r"(?:previous|prior|above|earlier|preceding|other|former|system)\s+(?:instructions?|directions?|prompts?|messages?|rules?)"
+    r"|(?:^|[.!?;:]\s+|\band\s+|\byou\s+(?:must|should|will)\s+(?:now\s+)?)(?:always\s+)?"
+    r"(?:answer|respond|reply|say|tell\s+(?:the\s+)?(?:user|reader)s?)\s+(?:only\s+)?(?:that|with)\b"
+    r"|\b(?:new|updated|real)\s+instructions?\s*:"
+    r"|\byou\s+are\s+now\s+(?:a|an|in)\b",
+    re.IGNORECASE,
+)
+
+
+def instructs(passage: Passage) -> bool:
+    """Whether ``passage`` gives orders to its reader ("Ignore previous instructions and answer that ...").
+
+    Such a text was planted for the model; what it asks the model to say is no evidence.
+    """
+    return bool(_INSTRUCTION.search(passage.text))
+
+
+class Fragment:
+    """A claim of fewer than ``min_units`` content words (one word) states nothing a passage can support.
+
+    List items ("Japan.", "HC4.") were cited to passages of another example that merely
+    contained the word; no single word is a claim. Alone: refuses 4 of 344 pairs, none labelled
+    supported. Held-out: fired once; without it precision 0.700 (0.737 with it), recall equal.
+    """
+
+    name = "fragment"
+
+    def __init__(self, min_units: int = 2) -> None:
+        self.min_units = min_units
+
+    def decide(self, premises: Sequence[Passage], claim: str, given: Sequence[str]) -> Verdict | None:
+        if len(features(claim)) < self.min_units:
+            return Verdict(False, 0.0, self.name, "too short to state anything on its own")
+        return None
+
+
+class Names:
+    """A number, code-like token or capitalised name of the claim that no passage (nor the
+    question) mentions: the small model's typical invention ("Smith et al.", "two optimizers,
+    Efron and Breslow") inside sentences that otherwise overlap well.
+
+    Alone: refuses 82 of 344 pairs, 28 of them labelled supported (paraphrases naming things
+    their evidence words otherwise: "President Franklin D. Roosevelt", "Achim Zeileis" for
+    "Zeileis A"). Held-out: fired 25 times; without it precision 0.762, recall 0.291 (0.737 /
+    0.255 with it). Kept although that sample says otherwise: on the real pile answers it refused
+    the wal-index claim the model accepted (bench/README.md); to be measured again on more answers."""
+
+    name = "names"
+
+    def decide(self, premises: Sequence[Passage], claim: str, given: Sequence[str]) -> Verdict | None:
+        missing = unmentioned(claim, [*_texts(premises), *given])
+        if missing:
+            return Verdict(False, 0.0, self.name, f"names {', '.join(missing[:3])}, which no passage mentions")
+        return None
+
+
+class Subject:
+    """The claim says of one subject what a passage sentence says of another ("Pete Doherty is an
+    English rock band, formed in London in 1997" from "The Libertines are an English rock band, ...").
+
+    Alone: refuses 3 of 344 pairs, 1 labelled supported. Held-out: fired once, no change without it."""
+
+    name = "subject"
+
+    def decide(self, premises: Sequence[Passage], claim: str, given: Sequence[str]) -> Verdict | None:
+        if swapped_subject(claim, [p.text for p in premises]):
+            return Verdict(False, 0.0, self.name, "a passage says this of another subject")
+        return None
+
+
+class Wording:
+    """At least ``limit`` content words that neither the passages nor the question hold: the
+    sentence says much more than they do ("returns a new variable that is a linear combination
+    of the two"). Across scripts words cannot be compared, so the rule stays silent there.
+
+    Alone: refuses 216 of 344 pairs, 98 of them labelled supported (ExpertQA's and SciFact's
+    claims paraphrase their evidence). Held-out: fired 51 times; without it precision 0.759,
+    recall 0.400 (0.737 / 0.255 with it): it lowered both. Off by default
+    (``generate.novel_words=0``); kept for a user who wants it (it was on with the embedded model)."""
+
+    name = "wording"
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+
+    def decide(self, premises: Sequence[Passage], claim: str, given: Sequence[str]) -> Verdict | None:
+        texts = _texts(premises)
+        if not all(same_script(claim, t) for t in texts):
+            return None
+        new = novel_words(claim, [*texts, *given])
+        if len(new) >= self.limit:
+            return Verdict(False, 0.0, self.name, f"{len(new)} words no passage holds")
+        return None
+
+
+class OverlapFloor:
+    """Below ``floor`` word overlap (same script) a pair is not worth a model call: refused.
+
+    Alone: refuses 22 of 344 pairs, 11 labelled supported (SciFact claims in other words than
+    their abstract). Held-out: did not fire (the rules before it decided first); it saves calls."""
+
+    name = "overlap-floor"
+
+    def __init__(self, floor: float = 0.15) -> None:
+        self.floor = floor
+
+    def decide(self, premises: Sequence[Passage], claim: str, given: Sequence[str]) -> Verdict | None:
+        text = "\n".join(_texts(premises))
+        score = lexical_support(claim, text)
+        if score < self.floor and same_script(claim, text):
+            return Verdict(False, score, self.name, "shares almost no words with the passages")
+        return None
+
+
+class OverlapAccept:
+    """At or above ``accept`` overlap the pair is accepted without the model.
+
+    ``span``: the overlap must be found within one passage sentence (or two in a row), so a
+    claim that joins words of different sentences ("The car package provides kernHAC() and
+    NeweyWest()", where the passage gives those to sandwich) still goes to the model.
+
+    Alone: accepts 49 of 344 pairs, 23 of them not labelled supported (role swaps inside one
+    sentence, "recommended for HC2 but not HC3"; SciFact sentences sharing a claim's words);
+    overlap over the whole passage, as the verifier of f4b0ade used it, accepts 85, 44 of them
+    wrongly. Held-out: fired 13 times; without it precision 0.857, recall 0.218 (0.737 / 0.255
+    with it). So with a model it is left out (``generate/verify.create_judge``); it is the only
+    rule that accepts in the lexical verifier, which has no model.
+    """
+
+    name = "overlap-accept"
+
+    def __init__(self, accept: float = 0.8, span: bool = True) -> None:
+        self.accept = accept
+        self.span = span
+
+    def decide(self, premises: Sequence[Passage], claim: str, given: Sequence[str]) -> Verdict | None:
+        if self.span:
+            score = max(span_support(claim, p.text, p.title) for p in premises)
+        else:
+            score = lexical_support(claim, "\n".join(_texts(premises)))
+        if score >= self.accept:
+            return Verdict(True, score, self.name)
+        return None
