@@ -185,19 +185,19 @@ def test_every_setting_is_described_in_words() -> None:
 
 
 @pytest.mark.parametrize(
-    ("overrides", "profile", "analysis", "novel_words"),
+    ("overrides", "profile", "analysis"),
     [
-        (["llm.backend=embedded"], "small", "statistical", 3),
-        (["llm.backend=openai"], "strong", "llm", 0),
-        (["llm.backend=openai", "llm.profile=small"], "small", "statistical", 3),
-        (["llm.backend=embedded", "llm.profile=strong"], "strong", "llm", 0),
-        (["llm.backend=embedded", "retrieve.analysis=llm"], "small", "llm", 3),  # a value set wins over the profile
+        (["llm.backend=embedded"], "small", "statistical"),
+        (["llm.backend=openai"], "strong", "llm"),
+        (["llm.backend=openai", "llm.profile=small"], "small", "statistical"),
+        (["llm.backend=embedded", "llm.profile=strong"], "strong", "llm"),
+        (["llm.backend=embedded", "retrieve.analysis=llm"], "small", "llm"),  # a value set wins over the profile
     ],
 )
-def test_the_profile_gives_unset_keys_their_value(tmp_path: Path, overrides: list[str], profile: str, analysis: str, novel_words: int) -> None:
+def test_the_profile_gives_unset_keys_their_value(tmp_path: Path, overrides: list[str], profile: str, analysis: str) -> None:
     cfg = load_settings(tmp_path, overrides)
     assert cfg.profile == profile
-    assert (cfg.resolved("retrieve.analysis"), cfg.resolved("generate.novel_words")) == (analysis, novel_words)
+    assert cfg.resolved("retrieve.analysis") == analysis
 
 
 def test_every_profile_key_is_a_setting_left_unset_by_default(tmp_path: Path) -> None:

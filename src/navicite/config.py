@@ -459,7 +459,7 @@ class GenerateSettings(Section):
         False, description="Answer form: when no source supports the first sentence, the model is shown that sentence "
         "beside the source sentence nearest it and answers once more; the new answer is kept only if its first sentence "
         "is cited. Off: with the embedded model it changed no answer of 20 HotpotQA and 8 PDF questions; on the two PDF "
-        "answers it ran on it took 5-6 more calls (bench/README.md)."
+        "answers it ran on it took 5-6 more calls (docs/results.md)."
     )
     unsupported: Literal["withhold", "flag"] = Field(
         "withhold",

@@ -2,7 +2,7 @@
 
 A rule returns a :class:`~navicite.support.base.Verdict` when the words settle the pair and
 ``None`` when they do not. Each rule's docstring gives its figures from ``bench/support_bench.py``
-(bench/README.md, "Citations measured against people"): alone on all 344 labelled pairs, how
+(docs/results.md, "The support judge against human labels"): alone on all 344 labelled pairs, how
 often it decides and how often against the person's label; in the verifier, on the first pairs
 of the held-out part with the embedded model (110 pairs), how often it fired and the precision /
 recall without it (all rules: precision 0.737, recall 0.255; the verifier of f4b0ade 0.615 /
@@ -90,7 +90,7 @@ class Names:
     their evidence words otherwise: "President Franklin D. Roosevelt", "Achim Zeileis" for
     "Zeileis A"). Held-out: fired 25 times; without it precision 0.762, recall 0.291 (0.737 /
     0.255 with it). Kept although that sample says otherwise: on the real pile answers it refused
-    the wal-index claim the model accepted (bench/README.md); to be measured again on more answers."""
+    the wal-index claim the model accepted (docs/results.md); to be measured again on more answers."""
 
     name = "names"
 
