@@ -95,3 +95,33 @@ def test_html_without_main_keeps_body_and_takes_h1_title(tmp_path: Path) -> None
     assert doc.title == "Heading One"
     assert doc.text.splitlines() == ["Heading One", "Para one.", "Para two."]
     assert doc.link == path.resolve().as_uri()
+
+
+TABLE_PAGE = """<html><body><h1>File format</h1><p>The header is laid out as the table shows.</p>
+<table border="1"><tr><th>Offset</th><th>Size</th><th>Description
+</th></tr><tr><td>0</td><td>16</td><td>
+The header string.
+</td></tr><tr><td>16</td><td>2</td><td>
+The page size in bytes, a power of two between 512
+and 32768.<ul><li>One more rule.</li></ul>
+</td></tr></table>
+<h2>Pages</h2><p>Pages are numbered from one.</p>
+<table><tr><td>%s</td><td>Side column</td></tr></table></body></html>"""
+
+
+def test_html_table_rows_stay_on_one_line_with_their_header(tmp_path: Path) -> None:
+    path = tmp_path / "format.html"
+    layout_cell = "Long layout text. " * 70
+    path.write_text(TABLE_PAGE % layout_cell, encoding="utf-8")
+    doc = only(list(load_html(path)))
+    lines = doc.text.split("\n")
+    assert "Offset | Size | Description" in lines
+    assert "Offset: 0 | Size: 16 | Description: The header string." in lines
+    assert ("Offset: 16 | Size: 2 | Description: The page size in bytes, a power of two between 512 and 32768. "
+            "One more rule.") in lines
+    # A table that lays out the page (a cell of prose) keeps its cells as text, not as one row.
+    assert "Side column" in lines and not any("|" in line and "Long layout" in line for line in lines)
+    # Headings after a table still start where their words are.
+    words = doc.text.split()
+    pages = next(s for s in doc.metadata["sections"] if s["title"] == "Pages")
+    assert words[pages["start"]] == "Pages"
