@@ -41,6 +41,9 @@ from navicite.api import Collection  # noqa: E402
 
 PILE = Path(__file__).resolve().parents[2] / "shared" / "data" / "pile"
 KINDS = ("number", "fact", "name", "list", "howto", "cross", "absent")
+# Asking order: one question of each kind in turn (the rarer kinds first), so a run cut short
+# by time still covers every kind and document.
+ASK_ORDER = ("absent", "cross", "number", "list", "howto", "fact", "name")
 # How an answer says the documents do not give what was asked (the pile's absent questions).
 NOT_STATED = re.compile(
     r"\b(?:not (?:stated|state|say|says|mention|mentioned|mentions|specified|specify|specifies|given|give|gives|provided|"
@@ -104,8 +107,8 @@ def ask(collection: Collection, question: dict[str, Any], files: dict[str, str])
     selector = collection.engine.citeg.selector
     plain = selector.run
 
-    def recording(sources):  # the evidence the draft reads, as cut to the budget
-        entries = plain(sources)
+    def recording(*args, **kwargs):  # the evidence the draft reads, as cut to the budget
+        entries = plain(*args, **kwargs)
         read.extend({**e.source.listing(e.number), "section": list(e.source.section), "text": e.text} for e in entries)
         return entries
 
@@ -207,7 +210,8 @@ def main() -> None:
     with Collection(args.home, args.overrides) as collection:
         files = {d.id: Path(d.metadata.get("source", "")).name for d in collection.documents()}
         records: list[dict[str, Any]] = []
-        for q in questions:
+        nth = {id(q): sum(p["kind"] == q["kind"] for p in questions[:n]) for n, q in enumerate(questions)}
+        for q in sorted(questions, key=lambda q: (nth[id(q)], ASK_ORDER.index(q["kind"]))):
             saved = args.out / "answers" / f"{q['id']}.json"
             if saved.exists():
                 records.append(score(q, json.loads(saved.read_text()), files))

@@ -90,7 +90,7 @@ class CiteG:
             raise UserInputError("the question is empty; ask something, e.g. navicite ask \"what is ...?\"")
         language = question_language(question)
         with trace.stage("sources", candidates=len(sources)) as out:
-            entries = self.selector.run(sources)
+            entries = self.selector.run(sources, question)
             out.update(chosen=[e.source.doc_id for e in entries], truncated=sum(e.truncated for e in entries))
         if streaming:
             yield Chosen(entries)
