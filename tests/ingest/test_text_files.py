@@ -125,3 +125,21 @@ def test_html_table_rows_stay_on_one_line_with_their_header(tmp_path: Path) -> N
     words = doc.text.split()
     pages = next(s for s in doc.metadata["sections"] if s["title"] == "Pages")
     assert words[pages["start"]] == "Pages"
+
+
+MANUAL = """<html><body><div class="header"><p>Next: <a href="#Quoting">Quoting</a>, Up: <a href="#Top">Top</a></p></div>
+<div class="section" id="Shell-Syntax"><span id="Shell-Syntax-1"></span><h3>3.1 Shell Syntax</h3>
+<p>When the shell reads input, it proceeds through a sequence of operations.</p>
+<div class="header"><p>Previous: <a href="#Shell-Syntax">Shell Syntax</a></p></div>
+<h3 id="Quoting">3.2 Quoting</h3><p>Quoting removes the special meaning of characters.</p></div></body></html>"""
+
+
+def test_html_navigation_lines_go_and_headings_keep_their_anchors(tmp_path: Path) -> None:
+    path = tmp_path / "manual.html"
+    path.write_text(MANUAL, encoding="utf-8")
+    doc = only(list(load_html(path)))
+    assert "Next:" not in doc.text and "Previous:" not in doc.text
+    sections = doc.metadata["sections"]
+    assert [(s["title"], s.get("anchor")) for s in sections] == [("3.1 Shell Syntax", "Shell-Syntax-1"), ("3.2 Quoting", "Quoting")]
+    words = doc.text.split()
+    assert [words[s["start"]] for s in sections] == ["3.1", "3.2"]

@@ -153,7 +153,7 @@ class _MainTextParser(HTMLParser):
     """Collects an HTML page's title, description, canonical link and visible text.
 
     Text inside scripts, styles and page furniture (navigation, header, footer,
-    asides, forms) is dropped; a table's rows each become one line (:class:`_Table`); when the page marks its content with ``<main>``
+    asides, forms, and blocks of a navigation class such as texinfo's ``header``) is dropped; a table's rows each become one line (:class:`_Table`); when the page marks its content with ``<main>``
     or ``<article>``, only that content is kept. Headings ``<h1>``-``<h6>`` of the
     kept text are remembered with the place where they start (:meth:`main_sections`).
     """
@@ -162,6 +162,8 @@ class _MainTextParser(HTMLParser):
 
     SKIP = frozenset({"script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside", "form", "head"})
     MAIN = frozenset({"main", "article"})
+    # Classes of navigation blocks that are not marked with <nav> (texinfo's "Next: ..., Up: ..." lines).
+    NAV_CLASSES = frozenset({"header", "nav-panel", "navigation", "navbar", "breadcrumb", "breadcrumbs"})
     BLOCK = frozenset({"p", "div", "br", "li", "ul", "ol", "tr", "table", "section", "blockquote", "pre",
                        "h1", "h2", "h3", "h4", "h5", "h6", "dd", "dt", "figcaption", "hr"})
     VOID = frozenset({"br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source", "wbr"})
@@ -178,11 +180,16 @@ class _MainTextParser(HTMLParser):
         self._in_h1 = False
         self._all: list[str] = []
         self._main: list[str] = []
-        # Open heading: (level, chunk count of _all and _main where it began, whether inside main, its text).
-        self._heading: tuple[int, int, int, bool, list[str]] | None = None
-        self._headings: list[tuple[int, int, int, bool, str]] = []
+        # Open heading: (level, chunk count of _all and _main where it began, whether inside main, its text,
+        # its anchor: its id, or that of the element just before it, as texinfo writes them).
+        self._heading: tuple[int, int, int, bool, list[str], str] | None = None
+        self._headings: list[tuple[int, int, int, bool, str, str]] = []
         # Tables being read, innermost last: their cells' text is held until the table ends.
         self._tables: list[_Table] = []
+        # A navigation block skipped by its class: its tag and how deep that tag is nested in it.
+        self._nav: tuple[str, int] | None = None
+        # The last id attribute met, while no text has come after it: a heading's anchor when it has none.
+        self._pending_id = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: (v or "") for k, v in attrs}
@@ -196,6 +203,13 @@ class _MainTextParser(HTMLParser):
             if tag in self.BLOCK:
                 self._emit("\n")
             return
+        if self._nav is not None and tag == self._nav[0]:
+            self._nav = (tag, self._nav[1] + 1)
+        elif self._nav is None and set(values.get("class", "").lower().split()) & self.NAV_CLASSES:
+            self._nav = (tag, 1)
+            self._skip_depth += 1
+        if values.get("id"):
+            self._pending_id = values["id"]
         if tag in self.SKIP:
             self._skip_depth += 1
         if not self._skip_depth and self._table_tag(tag, opening=True):
@@ -207,17 +221,22 @@ class _MainTextParser(HTMLParser):
         if tag in self.BLOCK:
             self._emit("\n")
         if tag in self.HEADINGS and not self._skip_depth:
-            self._heading = (self.HEADINGS[tag], len(self._all), len(self._main), self._main_depth > 0, [])
+            self._heading = (self.HEADINGS[tag], len(self._all), len(self._main), self._main_depth > 0, [], self._pending_id)
 
     def handle_endtag(self, tag: str) -> None:
+        if self._nav is not None and tag == self._nav[0]:
+            self._nav = (tag, self._nav[1] - 1) if self._nav[1] > 1 else None
+            if self._nav is None:
+                self._skip_depth -= 1
+                return
         if not self._skip_depth and self._table_tag(tag, opening=False):
             return
         if tag in self.HEADINGS and self._heading is not None:
-            level, at_all, at_main, in_main, parts = self._heading
+            level, at_all, at_main, in_main, parts, anchor = self._heading
             self._heading = None
             text = " ".join("".join(parts).split())
             if text:
-                self._headings.append((level, at_all, at_main, in_main, text))
+                self._headings.append((level, at_all, at_main, in_main, text, anchor))
         if tag == "title":
             self._in_title = False
         if tag in self.SKIP and self._skip_depth:
@@ -239,6 +258,8 @@ class _MainTextParser(HTMLParser):
             self._emit(data)
             if self._heading is not None:
                 self._heading[4].append(data)
+            elif data.strip():
+                self._pending_id = ""
 
     def _table_tag(self, tag: str, opening: bool) -> bool:
         """Table structure (a table, row or cell opening or closing): True when ``tag`` was one."""
@@ -285,13 +306,13 @@ class _MainTextParser(HTMLParser):
         chunks = self._main if uses_main else self._all
         out: list[Section] = []
         done, words = 0, 0
-        for level, at_all, at_main, in_main, text in self._headings:
+        for level, at_all, at_main, in_main, text, anchor in self._headings:
             if uses_main and not in_main:
                 continue
             at = at_main if uses_main else at_all
             words += len("".join(chunks[done:at]).split())
             done = at
-            out.append(section(words, level, text))
+            out.append(section(words, level, text, anchor))
         return out
 
 

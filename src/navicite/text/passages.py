@@ -73,6 +73,19 @@ def place_of(document: Document, start: int, end: int) -> tuple[tuple[int, ...],
     return _pages(_ints(meta.get("page_starts")), start, end), tuple(section_path(_sections(meta.get("sections")), start))
 
 
+def passage_link(document: Document, passage: Passage) -> str:
+    """The document's link pointing at the passage's section (``#anchor``) where the section has an
+    anchor (an HTML heading's id) and the link none yet; else the document's link."""
+    link = document.link
+    sections = _sections(document.metadata.get("sections"))
+    if not link or "#" in link or passage.field != "text" or not passage.section or not sections:
+        return link
+    starts = [s["start"] for s in sections]
+    word = heading_anchor(sorted(set(starts)), passage.start, passage.end)
+    inner = enclosing(sections[: bisect_right(starts, word)])
+    return f"{link}#{inner[-1]['anchor']}" if inner and inner[-1].get("anchor") else link
+
+
 def page_text(document: Document, page: int) -> str:
     """The words of 1-based ``page`` of a paged document; empty when it records no such page."""
     starts = _ints(document.metadata.get("page_starts"))

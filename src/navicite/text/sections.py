@@ -55,9 +55,12 @@ class OutlineEntry:
     page: int | None
 
 
-def section(start: int, level: int, title: str) -> Section:
-    """One entry of ``metadata["sections"]``."""
-    return {"start": start, "level": level, "title": " ".join(title.split())}
+def section(start: int, level: int, title: str, anchor: str = "") -> Section:
+    """One entry of ``metadata["sections"]``; ``anchor``: where a link can point at it (an HTML id), if known."""
+    entry: Section = {"start": start, "level": level, "title": " ".join(title.split())}
+    if anchor:
+        entry["anchor"] = anchor
+    return entry
 
 
 def lines_with_offsets(text: str) -> Iterator[tuple[str, int]]:
