@@ -68,3 +68,14 @@ def test_a_passage_links_to_its_sections_anchor() -> None:
     assert links == {"Intro": "file:///docs/manual.html", "Quoting": "file:///docs/manual.html#Quoting-1"}
     pdf = Document(id="p", text=text, link="file:///docs/paper.pdf#page=2", metadata={"sections": sections})
     assert {passage_link(pdf, p) for p in cut_passages(pdf, words=40)} == {"file:///docs/paper.pdf#page=2"}
+
+
+def test_a_long_table_is_cut_between_rows_not_inside_one() -> None:
+    # Rows of printed R output: no sentence ends, seven words a row, so cuts come by size.
+    rows = [f"x{r} 0.0{r}1 0.0{r}2 0.0{r}3 0.0{r}4 0.0{r}5 0.0{r}6" for r in range(60)]
+    text = "\n".join(rows)
+    passages = cut_passages(Document(id="t", text=text), words=50)
+    assert len(passages) > 2
+    for p in passages:
+        assert all(line in rows for line in p.text.split("\n")), p.text[:80]
+    assert [w for p in passages for w in p.text.split()] == text.split()
