@@ -16,7 +16,8 @@ what is there and prints the tables. Scoring follows the pile's README:
   answer is given) and holds none of the ``traps``;
 - **wrong shown as cited**: a wrong (or, absent, dishonest) answer with at least one cited sentence;
 - **evidence recall**: the draft's sources hold the gold place (same test as a citation), and
-  the answer text (every ``all_of`` group in one source).
+  the answer text (every ``all_of`` group in one source; for ``cross``, in the sources together).
+  ``--evidence-only`` measures it for every question without asking the model.
 
     PYTHONPATH=src .venv/bin/python bench/pile_questions.py --home /tmp/pile/home --out /tmp/pile/after \
         --set llm.threads=1
@@ -131,6 +132,16 @@ def ask(collection: Collection, question: dict[str, Any], files: dict[str, str])
     return data, score(question, data, files)
 
 
+def answer_in_sources(question: dict[str, Any], sources: list[dict[str, Any]]) -> bool:
+    """Whether the sources hold the reference: every ``all_of`` group in one source, or for a
+    ``cross`` question (its parts stand in different places) in the sources together."""
+    if not question["all_of"]:
+        return False
+    if question["kind"] == "cross":
+        return holds("\n".join(s["text"] for s in sources), question["all_of"])
+    return any(holds(s["text"], question["all_of"]) for s in sources)
+
+
 def score(question: dict[str, Any], data: dict[str, Any], files: dict[str, str]) -> dict[str, Any]:
     """The pile README's scores for one answer JSON."""
     text = _MARKER.sub("", data["answer"])
@@ -151,7 +162,7 @@ def score(question: dict[str, Any], data: dict[str, Any], files: dict[str, str])
         "place_right": place_right and not absent, "absent_honest": absent and right, "trapped": trapped,
         "wrong_shown_cited": (not right) and cited,
         "evidence_place": [any(at_place(s, p, files) for s in sources) for p in gold],
-        "evidence_answer": (not absent) and any(holds(s["text"], question["all_of"]) for s in sources),
+        "evidence_answer": answer_in_sources(question, sources),
         "seconds": data["seconds"], "prompt_tokens": int(llm.get("prompt_tokens", 0)), "calls": int(llm.get("calls", 0)),
         "withheld": len(data.get("withheld", [])), "answer": text[:300], "error": data.get("error", ""),
     }
@@ -190,6 +201,40 @@ def tables(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def chosen_sources(collection: Collection, question: str) -> list[dict[str, Any]]:
+    """The sources the draft of ``question`` would read (retrieval, then the selector), no model call."""
+    engine = collection.engine
+    sources = engine.sources(engine.retrieve(question))
+    try:
+        entries = engine.citeg.selector.run(sources, question)
+    except TypeError:  # a selector that does not read the question (before issue 40)
+        entries = engine.citeg.selector.run(sources)
+    return [{**e.source.listing(e.number), "section": list(e.source.section), "text": e.text} for e in entries]
+
+
+def evidence_table(collection: Collection, questions: list[dict[str, Any]], files: dict[str, str], out: Path) -> None:
+    """Evidence recall for every question: gold place(s) and answer text in the draft's sources."""
+    done = {json.loads(line)["id"]: json.loads(line) for line in out.read_text().splitlines()} if out.exists() else {}
+    lines = ["| id | kind | gold place in sources | answer in sources | sources | documents |", "|---|---|---|---|---|---|"]
+    for q in questions:
+        if q["id"] not in done:
+            started = time.perf_counter()
+            read = chosen_sources(collection, q["question"])
+            done[q["id"]] = {"id": q["id"], "kind": q["kind"], "seconds": round(time.perf_counter() - started, 1),
+                             "place": [any(at_place(s, p, files) for s in read) for p in places(q)],
+                             "answer": answer_in_sources(q, read),
+                             "sources": len(read), "documents": sorted({files.get(s["doc_id"], "") for s in read})}
+            with out.open("a") as f:
+                f.write(json.dumps(done[q["id"]]) + "\n")
+        r = done[q["id"]]
+        lines.append(f"| {r['id']} | {r['kind']} | {''.join(str(int(e)) for e in r['place'])} | {int(r['answer'])} | "
+                     f"{r['sources']} | {len(r['documents'])} |")
+    rs = list(done.values())
+    lines.append(f"| all | | {sum(all(r['place']) for r in rs)}/{len(rs)} | {sum(r['answer'] for r in rs)}/"
+                 f"{sum(1 for q in questions if q['all_of'])} | | |")
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--home", type=Path, required=True, help="data directory of the pile's collection (ingested once)")
@@ -197,6 +242,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="folder for answers/<id>.json and records.jsonl")
     parser.add_argument("--only", action="append", default=[], help="question id to ask (repeatable; default all)")
     parser.add_argument("--rescore", action="store_true", help="score the saved answers again, asking nothing")
+    parser.add_argument("--evidence-only", action="store_true",
+                        help="no answers: the sources the draft would read, for every question (retrieval and selection, no model call)")
     parser.add_argument("--set", action="append", default=[], dest="overrides", help="settings override section.key=value")
     args = parser.parse_args()
 
@@ -209,6 +256,9 @@ def main() -> None:
     out = args.out / "records.jsonl"
     with Collection(args.home, args.overrides) as collection:
         files = {d.id: Path(d.metadata.get("source", "")).name for d in collection.documents()}
+        if args.evidence_only:
+            evidence_table(collection, questions, files, args.out / "evidence.jsonl")
+            return
         records: list[dict[str, Any]] = []
         nth = {id(q): sum(p["kind"] == q["kind"] for p in questions[:n]) for n, q in enumerate(questions)}
         for q in sorted(questions, key=lambda q: (nth[id(q)], ASK_ORDER.index(q["kind"]))):
