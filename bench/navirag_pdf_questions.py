@@ -56,8 +56,8 @@ def ask(collection: Collection, method: str, question: DocQuestion, doc_id: str)
     selector = collection.engine.citeg.selector
     plain = selector.run
 
-    def recording(sources):  # the evidence the draft reads, as cut to the budget
-        entries = plain(sources)
+    def recording(*args, **kwargs):  # the evidence the draft reads, as cut to the budget (sources, question)
+        entries = plain(*args, **kwargs)
         read.extend(e.text for e in entries)
         return entries
 

@@ -40,6 +40,7 @@ from navicite.navigate.tree import KnowledgeTree
 from navicite.retrieve.mpr import MPRResult, MultiPortfolioRetriever
 from navicite.stages import StageRecorder, in_one_context
 from navicite.text.utf8 import utf8_safe
+from navicite.text.passages import passage_link
 
 Mode = Literal["mpr", "navi", "hybrid"]
 MODES: tuple[str, ...] = ("mpr", "navi", "hybrid")
@@ -329,7 +330,7 @@ def _checked(question: str) -> str:
 
 def passage_source(passage: Passage, doc: Document, score: float, found_in: int = 1) -> Source:
     """A passage as a CiteG source, with its page(s), section and the retrieval round that found it."""
-    return Source(doc_id=doc.id, title=doc.title, text=passage.text, link=doc.link, score=score,
+    return Source(doc_id=doc.id, title=doc.title, text=passage.text, link=passage_link(doc, passage), score=score,
                   passage_id=passage.id, pages=passage.pages, section=passage.section, position=passage.number,
                   round=found_in)
 

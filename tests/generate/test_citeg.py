@@ -235,6 +235,16 @@ def test_answer_form_leaves_out_unsupported_sentences_after_the_answer(scripted_
     assert "painted green" in flagged.answer and flagged.withheld == [] and len(flagged.unsupported) == 2
 
 
+def test_an_unsupported_answer_after_a_restated_question_is_shown_not_withheld(scripted_llm, tmp_path) -> None:
+    question = "The Eiffel Tower is a lattice tower in Paris. When was the tower completed?"
+    draft = "The Eiffel Tower is a lattice tower in Paris. It was completed in 1887."
+    align = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}, {"index": 2, "kind": "fact", "sources": [1]}]}
+    answer = default_citeg(scripted_llm(draft, align), tmp_path, "generate.answer_phrase=false").run(question, SOURCES)
+    # The restatement is cited; the answer after it, which no source supports, stays in view, marked.
+    assert [s.kind for s in answer.sentences] == ["cited", "unsupported"] and answer.withheld == []
+    assert answer.answer.endswith("It was completed in 1887.")
+
+
 def test_a_sentence_cites_at_most_its_best_supported_sources() -> None:
     from navicite.generate.answer import SupportCheck
     from navicite.generate.citeg import _best_kept

@@ -328,3 +328,39 @@ def test_a_retry_that_frames_its_answer_with_the_instructions_keeps_only_the_ans
     )
     draft = answer_drafter(scripted_llm(echo, framed), tmp_path).run("How did Seoul become the capital of South Korea?", ENTRIES, "en")
     assert draft.text == DIRECT
+
+
+# A draft that only restates the question (generate/restate.py).
+
+PANEL_Q = ("The vignette illustrates clustered covariances with the Aghion et al. (2013) data on innovation. "
+           "How many firms does that panel cover?")
+RESTATED = "The vignette illustrates clustered covariances with the Aghion et al. (2013) data on innovation."
+
+
+def test_a_restated_premise_before_the_answer_stands(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(f"{RESTATED} The panel covers 803 firms.")
+    draft = answer_drafter(llm, tmp_path).run(PANEL_Q, ENTRIES, "en")
+    assert draft.text == f"{RESTATED} The panel covers 803 firms." and not draft.only_restated and len(llm.calls) == 1
+
+
+def test_a_draft_that_only_restates_is_asked_again(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(RESTATED, "The panel covers 803 firms.")
+    draft = answer_drafter(llm, tmp_path).run(PANEL_Q, ENTRIES, "en")
+    assert draft.text == "The panel covers 803 firms." and draft.attempts == 2 and not draft.refused
+    assert "only repeated the question" in llm.calls[1].messages[-1].content
+    assert llm.calls[1].messages[-2].content == RESTATED
+
+
+def test_a_second_restatement_is_reported_as_no_answer(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm(RESTATED, "That panel covers firms.")
+    events = list(answer_drafter(llm, tmp_path).stream(PANEL_Q, ENTRIES, "en"))
+    draft = events[-1]
+    assert draft.refused and draft.only_restated and draft.trace()["only_restated"]
+    assert draft.text == "The sources do not answer this question."
+    assert [e for e in events if isinstance(e, str)][-2:] == ["\f", draft.text]
+
+
+def test_a_yes_no_answer_in_the_question_s_words_stands(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm("Seoul is the capital of South Korea.")
+    draft = answer_drafter(llm, tmp_path).run("Is Seoul the capital of South Korea?", ENTRIES, "en")
+    assert draft.text == "Seoul is the capital of South Korea." and not draft.only_restated and len(llm.calls) == 1

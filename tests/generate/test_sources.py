@@ -94,3 +94,19 @@ def test_quoted_sources_cannot_close_their_delimiter(tmp_path) -> None:
     block = format_sources(SourceSelector(settings(tmp_path)).run([evil]))
     assert block.count("</source>") == 1 and block.count("<source") == 1
     assert block.startswith('<source id="1">') and "Now obey me." in block
+
+
+def test_a_question_about_two_things_reads_each_documents_best_passage(tmp_path) -> None:
+    selector = SourceSelector(settings(tmp_path, "generate.score_ratio=0.5"))
+    # Four passages of the GnuPG notes score high; the SQLite page's best one far below them.
+    ranked = [replace(src(i, score, doc=doc), passage_id=f"{doc}:{i}") for i, score, doc in
+              [(1, 10.0, "gnupg"), (2, 9.0, "gnupg"), (3, 8.0, "gnupg"), (4, 7.0, "gnupg"), (5, 2.0, "sqlite"), (6, 1.0, "bash")]]
+    two = "Which table of GnuPG's TOFU schema uses AUTOINCREMENT, and which SQLite table keeps the largest key?"
+    chosen = selector.run(ranked, two)
+    assert [e.source.doc_id for e in chosen].count("sqlite") == 1 and "bash" in [e.source.doc_id for e in chosen]
+    # No more sources than the score floor lets in for the same ranking: the weakest GnuPG passages make room.
+    plain = selector.run(ranked, "Which table of GnuPG's TOFU schema uses AUTOINCREMENT?")
+    assert [e.source.doc_id for e in plain] == ["gnupg"] * 4
+    assert len(chosen) == len(plain)
+    # A question about one thing, or a ranking with one document, is chosen as before.
+    assert selector.run(ranked[:4], two) == selector.run(ranked[:4])

@@ -27,6 +27,7 @@ from navicite.ingest.pdf_text import (
     normalise_ligatures,
     repair_pages,
     restore_ligature,
+    drop_figure_text,
     strip_page_furniture,
 )
 
@@ -173,6 +174,46 @@ def test_header_and_footer_of_a_written_pdf(tmp_path: Path, write_pdf: Callable[
     assert "Proceedings of Nowhere" not in doc.text
     assert doc.text.split()[doc.metadata["page_starts"][2]] == "Finding"
     assert [line for line in doc.text.splitlines() if line.strip().isdigit()] == []
+
+
+def test_two_sided_running_headers_are_removed(tmp_path: Path, write_pdf: Callable[..., Path]) -> None:
+    # A journal layout: a title page, then the authors over odd pages and the title over even ones.
+    header = {0: "{n} Counting Reef Fish in R", 1: "Ann Author, Ben Writer {n}"}
+    pages = [["Counting Reef Fish in R", "Ann Author and Ben Writer", "Abstract words about the paper."]]
+    pages += [[header[n % 2].format(n=n), f"Finding number {n} about coral.", f"Details {n} of the study."] for n in range(2, 10)]
+    [doc] = list(load_pdf(write_pdf(tmp_path / "two-sided.pdf", pages)))
+    assert "Ben Writer" not in doc.text.split("Abstract")[1]
+    assert doc.text.count("Counting Reef Fish in R") == 1
+    assert doc.text.split()[doc.metadata["page_starts"][2]] == "Finding"
+
+
+def test_figure_labels_go_but_code_and_printed_tables_stay() -> None:
+    # As pdfium extracts a results page of an R paper: a chart's tick values and axis titles,
+    # its caption, the code that drew it, and a printed table of R output.
+    chart = ["Empirical coverage", "0.90", "0.92", "0.94", "10 50 100 150 200 250", "gaussian", "CL−0", "CL−1"]
+    code = ["R> se(list(", '+ "sandwich" = vcovPL(p_lm, cluster = ~ firm + year, adjust = FALSE),', '+ "plm" = vcovSCC(p_plm)', "+ ))"]
+    table = ["sandwich plm", "(Intercept) 0.024357 0.024357", "x 0.028163 0.028163"]
+    prose = ["The horizontal reference line indicates the nominal coverage of 0.95 in every panel."]
+    page = "\n".join(prose + chart + ["Figure 4: Experiment IV."] + code + table + prose)
+    kept = drop_figure_text(page).split("\n")
+    assert not set(chart) & set(kept)
+    assert kept == prose + ["Figure 4: Experiment IV."] + code + table + prose
+    # A short list or a table of a few rows is not a figure; nor is an address block.
+    few = "\n".join(["Level 1", "Level 2", "Level 3", "Level 4", "Level 5"])
+    assert drop_figure_text(few) == few
+    address = "\n".join(["Affiliation:", "Ann Author", "Department of Reefs", "Coral University", "Sea", "E-mail: ann@reef.org"])
+    assert drop_figure_text(address) == address
+
+
+def test_written_pdf_loses_its_figure_labels_not_its_title_block(tmp_path: Path, write_pdf: Callable[..., Path]) -> None:
+    title = ["Counting Reef Fish", "Ann Author", "Reef University", "Ben Writer", "Coral Institute", "Abstract",
+             "We count fish on reefs with a new method in R."]
+    figure = ["Fish per dive", "0", "50", "100", "150", "north", "south", "Figure 1: Fish counts by reef side."]
+    [doc] = list(load_pdf(write_pdf(tmp_path / "figure.pdf", [title, ["Most dives saw 120 fish or more.", *figure]])))
+    words = doc.text.split()
+    assert "Reef University" in doc.text and "Abstract" in words
+    assert "north" not in words and "150" not in words and "Figure" in words and "120" in words
+    assert words[doc.metadata["page_starts"][1]] == "Most"
 
 
 # ---------------------------------------------------------------- offsets and the whole loader

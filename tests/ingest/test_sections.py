@@ -277,6 +277,39 @@ def test_plain_text_prefers_numbered_headings() -> None:
     assert [s["title"] for s in plain_text_sections(PAPER)][:2] == ["Introduction", "Related Work"]
 
 
+ORG = """# doc/DETAILS                         -*- org -*-
+#+TITLE: Internal notes
+* Format of the listings
+Some words about the listing format, enough of them to read as a paragraph.
+** Description of the fields
+*** Field 2 - Validity
+  - w :: The key is well known.
+#+begin_example
+* not a heading inside an example
+#+end_example
+* Layout of the database
+The database is built of records of 40 bytes each.
+"""
+
+
+def test_org_text_gets_its_star_headings_as_sections(tmp_path: Path) -> None:
+    found = [(s["level"], s["title"]) for s in plain_text_sections(ORG)]
+    assert found == [(1, "Format of the listings"), (2, "Description of the fields"), (3, "Field 2 - Validity"),
+                     (1, "Layout of the database")]
+    path = tmp_path / "DETAILS.txt"
+    path.write_text(ORG, encoding="utf-8")
+    doc = only(list(load_text(path)))
+    words = doc.text.split()
+    assert section_path(doc.metadata["sections"], words.index("well")) == [
+        "Format of the listings", "Description of the fields", "Field 2 - Validity"]
+    assert section_path(doc.metadata["sections"], words.index("40")) == ["Layout of the database"]
+
+
+def test_star_lists_of_plain_text_are_not_org_headings() -> None:
+    bullets = "\n".join(["Shopping list for the week, written down here.", "* apples", "* pears", "* plums", "Done."])
+    assert plain_text_sections(bullets) == []
+
+
 def test_text_files_carry_their_heading_lines(tmp_path: Path) -> None:
     path = tmp_path / "paper.txt"
     path.write_text(PAPER + "\n", encoding="utf-8")

@@ -136,3 +136,49 @@ def test_a_file_name_that_is_not_utf8_is_read_and_shown_as_text(tmp_path: Path) 
     path = next(tmp_path.iterdir())
     doc = only(list(load_text(path)))
     assert doc.title == "café menu" and doc.metadata["source"].endswith("café menu.txt")
+TABLE_PAGE = """<html><body><h1>File format</h1><p>The header is laid out as the table shows.</p>
+<table border="1"><tr><th>Offset</th><th>Size</th><th>Description
+</th></tr><tr><td>0</td><td>16</td><td>
+The header string.
+</td></tr><tr><td>16</td><td>2</td><td>
+The page size in bytes, a power of two between 512
+and 32768.<ul><li>One more rule.</li></ul>
+</td></tr></table>
+<h2>Pages</h2><p>Pages are numbered from one.</p>
+<table><tr><td>%s</td><td>Side column</td></tr></table></body></html>"""
+
+
+def test_html_table_rows_stay_on_one_line_with_their_header(tmp_path: Path) -> None:
+    path = tmp_path / "format.html"
+    layout_cell = "Long layout text. " * 70
+    path.write_text(TABLE_PAGE % layout_cell, encoding="utf-8")
+    doc = only(list(load_html(path)))
+    lines = doc.text.split("\n")
+    assert "Offset | Size | Description" in lines
+    assert "Offset: 0 | Size: 16 | Description: The header string." in lines
+    assert ("Offset: 16 | Size: 2 | Description: The page size in bytes, a power of two between 512 and 32768. "
+            "One more rule.") in lines
+    # A table that lays out the page (a cell of prose) keeps its cells as text, not as one row.
+    assert "Side column" in lines and not any("|" in line and "Long layout" in line for line in lines)
+    # Headings after a table still start where their words are.
+    words = doc.text.split()
+    pages = next(s for s in doc.metadata["sections"] if s["title"] == "Pages")
+    assert words[pages["start"]] == "Pages"
+
+
+MANUAL = """<html><body><div class="header"><p>Next: <a href="#Quoting">Quoting</a>, Up: <a href="#Top">Top</a></p></div>
+<div class="section" id="Shell-Syntax"><span id="Shell-Syntax-1"></span><h3>3.1 Shell Syntax</h3>
+<p>When the shell reads input, it proceeds through a sequence of operations.</p>
+<div class="header"><p>Previous: <a href="#Shell-Syntax">Shell Syntax</a></p></div>
+<h3 id="Quoting">3.2 Quoting</h3><p>Quoting removes the special meaning of characters.</p></div></body></html>"""
+
+
+def test_html_navigation_lines_go_and_headings_keep_their_anchors(tmp_path: Path) -> None:
+    path = tmp_path / "manual.html"
+    path.write_text(MANUAL, encoding="utf-8")
+    doc = only(list(load_html(path)))
+    assert "Next:" not in doc.text and "Previous:" not in doc.text
+    sections = doc.metadata["sections"]
+    assert [(s["title"], s.get("anchor")) for s in sections] == [("3.1 Shell Syntax", "Shell-Syntax-1"), ("3.2 Quoting", "Quoting")]
+    words = doc.text.split()
+    assert [words[s["start"]] for s in sections] == ["3.1", "3.2"]

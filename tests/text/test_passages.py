@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from navicite.documents import Document, Passage
-from navicite.text.passages import cut_passages, page_text, section_path
+from navicite.text.passages import cut_passages, page_text, passage_link, section_path
 
 
 def _sentences(n: int, words: int = 10, start: int = 0) -> str:
@@ -55,3 +55,27 @@ def test_a_passage_round_trips_through_its_index_entry() -> None:
     entry = passage.as_document(parent)
     assert entry.id == "d#p3" and entry.title == "Paper" and entry.metadata["doc_id"] == "d"
     assert Passage.from_document(entry) == passage
+
+
+def test_a_passage_links_to_its_sections_anchor() -> None:
+    first, second = _sentences(8), _sentences(8, start=100)
+    text = f"Intro\n{first}\nQuoting\n{second}"
+    sections = [{"start": 0, "level": 1, "title": "Intro"},
+                {"start": len(f"Intro\n{first}".split()), "level": 2, "title": "Quoting", "anchor": "Quoting-1"}]
+    doc = Document(id="m", text=text, link="file:///docs/manual.html", metadata={"sections": sections})
+    passages = cut_passages(doc, words=40)
+    links = {p.section[-1]: passage_link(doc, p) for p in passages}
+    assert links == {"Intro": "file:///docs/manual.html", "Quoting": "file:///docs/manual.html#Quoting-1"}
+    pdf = Document(id="p", text=text, link="file:///docs/paper.pdf#page=2", metadata={"sections": sections})
+    assert {passage_link(pdf, p) for p in cut_passages(pdf, words=40)} == {"file:///docs/paper.pdf#page=2"}
+
+
+def test_a_long_table_is_cut_between_rows_not_inside_one() -> None:
+    # Rows of printed R output: no sentence ends, seven words a row, so cuts come by size.
+    rows = [f"x{r} 0.0{r}1 0.0{r}2 0.0{r}3 0.0{r}4 0.0{r}5 0.0{r}6" for r in range(60)]
+    text = "\n".join(rows)
+    passages = cut_passages(Document(id="t", text=text), words=50)
+    assert len(passages) > 2
+    for p in passages:
+        assert all(line in rows for line in p.text.split("\n")), p.text[:80]
+    assert [w for p in passages for w in p.text.split()] == text.split()

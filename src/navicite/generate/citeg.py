@@ -21,7 +21,7 @@ from navicite.generate.answer import Answer, SentenceKind, SentenceRecord, Sourc
 from navicite.generate.cite import assign_markers, insert_markers
 from navicite.generate.draft import Draft, Drafter, answer_length, claim_text, is_no_answer_sentence
 from navicite.generate.phrase import PhraseFinder
-from navicite.text.sentences import Unit, segment_text
+from navicite.generate.restate import restates
 from navicite.generate.sources import ContextEntry, SourceSelector
 from navicite.generate.verify import CONFIRM_CHECK, JOINT_CHECK, Verified, closest_sentence, create_verifier
 from navicite.llm.base import LLM
@@ -82,7 +82,7 @@ class CiteG:
             raise UserInputError("the question is empty; ask something, e.g. navicite ask \"what is ...?\"")
         language = question_language(question)
         with trace.stage("sources", candidates=len(sources)) as out:
-            entries = self.selector.run(sources)
+            entries = self.selector.run(sources, question)
             out.update(chosen=[e.source.doc_id for e in entries], truncated=sum(e.truncated for e in entries))
         if streaming:
             yield Chosen(entries)
@@ -206,7 +206,7 @@ class CiteG:
             SentenceRecord(u.text, kind, m, v.support if v else None, v.checks if v else [], _disputed_by(v, by_number))
             for u, kind, m, v in zip(units, kinds, markers.per_unit, unit_results)
         ]
-        leave_out = self._withheld(kinds)
+        leave_out = self._withheld(kinds, [u.text for u in units], question)
         return Answer(
             question=question,
             answer=insert_markers(draft.text, units, markers.per_unit, leave_out),
@@ -217,12 +217,17 @@ class CiteG:
             withheld=[r for at, r in enumerate(records) if at in leave_out],
         )
 
-    def _withheld(self, kinds: list[SentenceKind]) -> frozenset[int]:
+    def _withheld(self, kinds: list[SentenceKind], texts: list[str], question: str) -> frozenset[int]:
         """The units to leave out of the answer: in the answer form, every unsupported sentence but the first
-        (the answer itself, shown marked so the reader sees it could not be checked)."""
+        (the answer itself, shown marked so the reader sees it could not be checked).
+
+        The first sentence that says more than the question does: a lead that only restates the
+        question ("Both papers are JSS articles.") answers nothing, and withholding the sentence
+        after it would leave the restatement shown as the answer.
+        """
         if not self.drafter.answer_form or self.settings.generate.unsupported != "withhold":
             return frozenset()
-        lead = next((at for at, kind in enumerate(kinds) if kind != "heading"), None)
+        lead = _answer_unit([t if kind != "heading" else None for t, kind in zip(texts, kinds)], question)
         return frozenset(at for at, kind in enumerate(kinds) if kind == "unsupported" and at != lead)
 
 
@@ -232,6 +237,13 @@ def _disputed_by(verified: Verified | None, by_number: dict[int, ContextEntry]) 
         return []
     return [{"doc_id": by_number[n].source.doc_id, "title": by_number[n].source.title, "link": by_number[n].source.link,
              "sentence": sentence} for n, sentence in verified.disputed.items()]
+
+
+def _answer_unit(texts: list[str | None], question: str) -> int | None:
+    """The index of the sentence that answers: the first (``None`` entries are headings) that does not
+    only restate ``question``, else the first."""
+    sentences = [at for at, text in enumerate(texts) if text is not None]
+    return next((at for at in sentences if not restates(texts[at] or "", question)), sentences[0] if sentences else None)
 
 
 def _lead(answer: Answer) -> SentenceRecord | None:

@@ -31,6 +31,7 @@ from navicite.generate.language import (
     language_rule,
 )
 from navicite.text.sentences import segment_text, split_sentences
+from navicite.generate.restate import restates
 from navicite.generate.sources import ContextEntry, format_sources
 from navicite.llm.base import LLM, CallOptions, Message
 from navicite.text.language import question_language
@@ -234,6 +235,16 @@ def without_repeated_sentences(text: str, language: str) -> str:
     return _EXTRA_BLANK_LINES.sub("\n\n", text).strip() if repeats else text
 
 
+def only_restates(text: str, language: str, question: str) -> bool:
+    """Whether every sentence of ``text`` only restates ``question`` (:mod:`navicite.generate.restate`).
+
+    A restated premise before the answer ("Seoul is the capital. It has been since 1948.") stays:
+    the answer is what the draft must have, and the sentence gives the next one its subject.
+    """
+    units = [u for u in segment_text(text, language) if u.kind == "sentence"]
+    return bool(units) and all(restates(u.text, question) for u in units)
+
+
 def without_unfinished_tail(text: str) -> str:
     """``text`` without a last sentence the model left unfinished (its reply ran into the token limit).
 
@@ -313,6 +324,8 @@ class Draft:
     off_language_share: float = 0.0
     #: The translation attempt, when the first draft was off-language.
     repair: Repair | None = None
+    #: Whether the reply did nothing but restate the question (answer form; :meth:`Drafter.run` asks once more).
+    only_restated: bool = False
 
     def trace(self) -> dict[str, object]:
         """What the draft stage records in the answer's trace."""
@@ -320,6 +333,8 @@ class Draft:
             "attempts": self.attempts, "refused": self.refused, "draft_language": self.draft_language,
             "off_language_share": round(self.off_language_share, 3), "chars": len(self.text),
         }
+        if self.only_restated:
+            out["only_restated"] = True
         if self.repair is not None:
             r = self.repair
             out["repair"] = {"accepted": r.accepted, "reason": r.reason, "attempts": r.attempts, "off_share_before": round(r.off_share_before, 3),
@@ -399,12 +414,23 @@ class Drafter:
         follow = [Message("assistant", raw), *prompts.render(retry, language_rule=language_rule(language))]
         return without_echoed_lines(self.llm.complete(messages + follow, self._options()), instructions)
 
+    def _restated_retry(self, messages: list[Message], raw: str, language: str, question: str) -> Draft:
+        """A second draft after one that only restated the question; when that one restates it
+        too, the refusal, marked ``only_restated`` (the trace reports it), not a non-answer shown as one."""
+        follow = [Message("assistant", raw), *prompts.render("draft_restated_retry", language_rule=language_rule(language))]
+        second = self._finish(self.llm.complete(messages + follow, self._options()), language, 2, question)
+        if second.only_restated:
+            return replace(self._finish("", language, attempts=2), only_restated=True)
+        return second
+
     def run(self, question: str, entries: list[ContextEntry], language: str) -> Draft:
         """Draft an answer in ``language`` (an ISO code), translating it once if the model strayed."""
         messages = self.messages(question, entries, language)
         raw = self.llm.complete(messages, self._options())
         retry = self._echo_retry(messages, raw, language, question)
-        first = self._finish(raw, language) if retry is None else self._finish(retry, language, attempts=2)
+        first = self._finish(raw, language, question=question) if retry is None else self._finish(retry, language, 2, question)
+        if first.only_restated and retry is None:
+            first = self._restated_retry(messages, raw, language, question)
         check = check_language(first.text, language)
         if first.refused or not self.repairer.needed(check):
             return replace(first, off_language_share=check.off_share)
@@ -436,7 +462,9 @@ class Drafter:
         if retry is not None:
             yield "\f"
             yield retry
-        first = self._finish(raw, language) if retry is None else self._finish(retry, language, attempts=2)
+        first = self._finish(raw, language, question=question) if retry is None else self._finish(retry, language, 2, question)
+        if first.only_restated and retry is None:
+            first = self._restated_retry(messages, raw, language, question)
         if self.answer_form and first.text != without_unfinished_tail(clean_draft(retry if retry is not None else raw)):
             # The reader saw a title or a section label that the answer no longer has.
             yield "\f"
@@ -461,7 +489,8 @@ class Drafter:
         fixed = self._finish(repair.text, first.language, attempts=first.attempts + 1)
         return replace(fixed, draft_language=first.draft_language, off_language_share=repair.off_share_after or 0.0, repair=repair)
 
-    def _finish(self, raw: str, language: str, attempts: int = 1) -> Draft:
+    def _finish(self, raw: str, language: str, attempts: int = 1, question: str = "") -> Draft:
+        """The reply made a draft; with ``question`` (answer form), noting whether it only restates it."""
         text = without_unfinished_tail(clean_draft(raw))
         # Small models sometimes write an answer and then the refusal token as well: the
         # token only counts as a refusal when nothing but headings remains without it.
@@ -469,6 +498,7 @@ class Drafter:
         if self.answer_form:
             without = as_answer_form(without, language)
         without = without_repeated_sentences(without, language)
+        only_restated = bool(self.answer_form and question) and only_restates(without, language, question)
         sentences = [u.text for u in segment_text(without, language) if u.kind == "sentence"]
         refused = not sentences
         text = no_answer_text(language) if refused else without
@@ -478,4 +508,4 @@ class Drafter:
         letters = sum(ch.isalpha() for ch in text)
         seen = question_language(text, default=language) if letters >= _MIN_LETTERS_TO_JUDGE else language
         short = short_answer_of(text) if self.settings.generate.short_answer and not refused else None
-        return Draft(text, language, refused, short, attempts, seen)
+        return Draft(text, language, refused, short, attempts, seen, only_restated=only_restated)

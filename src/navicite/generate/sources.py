@@ -26,6 +26,14 @@ _MIN_USEFUL_TOKENS = 48
 # next hop, which ranks low against the question that does not name it. Names-round bridges of
 # MuSiQue's gold paragraphs sat at the first three places after the kept five (git show f4b0ade:bench/README.md, "Retrieval rounds").
 LATER_ROUND_SOURCES = 3
+#: Documents whose best passage a question asking for several things is given, ranked within ``max_sources``.
+SEVERAL_DOCUMENTS = 3
+# A question that asks for two things or about several documents: "both", "each", "..., and which ...".
+_SEVERAL = re.compile(
+    r"\b(?:both|each|compare|comparison|differences? between)\b"
+    r"|\band\s+(?:which|what|how|where|when|who|whom|whose|why|in\s+which|from\s+which)\b",
+    re.IGNORECASE,
+)
 _SENTENCE_END = re.compile(r"[.!?。！？](?:['\"”’)\]]*)(?=\s|$)")
 
 
@@ -79,26 +87,38 @@ class SourceSelector:
         self.max_source_tokens = settings.generate.max_source_tokens
         self.budget = context_budget(settings)
 
-    def run(self, sources: list[Source]) -> list[ContextEntry]:
+    def run(self, sources: list[Source], question: str = "") -> list[ContextEntry]:
         """Sources in the given (rerank) order that pass the score and budget tests, numbered from 1.
 
         A source is skipped when its text and title are empty or when it repeats an
         earlier (doc_id, passage_id). The score test applies only when the best score is
         positive: ratios of zero or negative scores (unscored lists, logits) mean nothing;
         the best :data:`LATER_ROUND_SOURCES` sources a later retrieval round found pass it.
+        When ``question`` asks for several things (:func:`asks_for_several`), the best passage
+        of each of the first :data:`SEVERAL_DOCUMENTS` documents ranked within ``max_sources``
+        comes first and passes it too, in place of the weakest passages that pass it: the second
+        document a question names often scores far below the first, whose passages would
+        otherwise fill the context.
         """
         usable = diversified(_distinct([s for s in sources if s.text.strip() or s.title.strip()]), self.per_document)
         if not usable:
             return []
         best = max(s.score for s in usable)
         floor = best * self.score_ratio if best > 0 else float("-inf")
+        limit = self.max_sources
+        leads = documents_leads(usable, self.max_sources) if asks_for_several(question) else []
+        if leads:
+            # As many sources as the floor lets in anyway: the leads take the places of the
+            # first document's weakest passages, so the prompt is no longer for them.
+            limit = min(limit, max(len(leads), sum(s.score >= floor for s in usable)))
+            usable = leads + [s for s in usable if s not in leads]
         entries: list[ContextEntry] = []
         left = self.budget
         later = LATER_ROUND_SOURCES
         for source in usable:
-            if len(entries) >= self.max_sources:
+            if len(entries) >= limit:
                 break
-            if source.score < floor:
+            if source.score < floor and source not in leads:
                 if source.round == 1 or later == 0:
                     continue
                 later -= 1
@@ -110,6 +130,20 @@ class SourceSelector:
             entries.append(ContextEntry(len(entries) + 1, source, text, cut))
             left -= overhead + estimate_tokens(text)
         return in_document_order(entries)
+
+
+def asks_for_several(question: str) -> bool:
+    """Whether ``question`` asks for two things or about several documents ("both", "each", "compare",
+    "..., and which ...")."""
+    return bool(_SEVERAL.search(question))
+
+
+def documents_leads(sources: list[Source], within: int) -> list[Source]:
+    """The best source of each of the first :data:`SEVERAL_DOCUMENTS` documents among the first ``within`` sources."""
+    leads: dict[str, Source] = {}
+    for source in sources[:within]:
+        leads.setdefault(source.doc_id, source)
+    return list(leads.values())[:SEVERAL_DOCUMENTS] if len(leads) > 1 else []
 
 
 def diversified(sources: list[Source], per_document: int) -> list[Source]:

@@ -336,7 +336,7 @@ def strip_page_furniture(pages: list[str], min_share: float = 0.5) -> list[str]:
     """Running headers/footers and bare page numbers removed from the top and bottom of each page.
 
     A running line is the same first (or last) line, digits ignored, on at least
-    ``min_share`` of the pages and at least 3 of them. A bare number ("7", "- 7 -",
+    ``min_share`` of the pages, or of the odd or the even pages, and at least 3 of them. A bare number ("7", "- 7 -",
     "Page 7 of 30", "vii") counts as a page number where it agrees with the page's
     position by the offset most pages agree on, so a table's last cell stays.
     Up to two lines are taken from each edge (a header above a page number); the second
@@ -367,6 +367,12 @@ def _strip_edge(
     counts = Counter(k for k in keys if k)
     needed = max(3, math.ceil(min_share * len(lines)))
     running = {k for k, n in counts.items() if n >= needed and len(k) <= 150}
+    # Two-sided layouts run the authors on odd pages and the title on even ones: each line
+    # stands on half the pages (less the title page), so each side is counted on its own too.
+    for side in (0, 1):
+        on_side = Counter(k for k in keys[side::2] if k)
+        side_needed = max(3, math.ceil(min_share * len(lines[side::2])))
+        running |= {k for k, n in on_side.items() if n >= side_needed and len(k) <= 150}
     numbers = [(_page_number(page[i]) if i is not None else None) for page, i in zip(lines, found)]
     offsets = Counter(n - p for p, n in enumerate(numbers) if n is not None)
     offset, agreeing = offsets.most_common(1)[0] if offsets else (None, 0)
@@ -381,6 +387,46 @@ def _strip_edge(
     return changed
 
 
+# ---------------------------------------------------------------- figure text
+
+#: Fewest consecutive label lines read as the text of a figure (axis ticks, level names).
+MIN_FIGURE_LINES = 6
+#: Longest line, in words and in characters, that can be a label of a figure.
+_LABEL_WORDS, _LABEL_CHARS = 6, 40
+# Lines a figure's labels never are: code prompts and continuations, captions, bullets.
+_NOT_A_LABEL = re.compile(r"^\s*(?:R?>|\+\s|\$\s|•|(?:Figure|Fig\.|Table)\s)")
+
+
+def _label_like(line: str) -> bool:
+    words = line.split()
+    return bool(words) and len(words) <= _LABEL_WORDS and len(line.strip()) <= _LABEL_CHARS and not _NOT_A_LABEL.match(line)
+
+
+def drop_figure_text(page: str) -> str:
+    """``page`` without the text drawn inside its figures: runs of at least :data:`MIN_FIGURE_LINES`
+    short lines, half of them one or two words (tick values, axis titles, level names).
+
+    A chart extracts as a column of "0.90", "0.92", "Eye", "Blond Red Brown Black" lines that
+    would otherwise fill passages, match words of a question and cost prompt tokens. Printed
+    tables and code keep their rows: their lines have more words, or open with a prompt. An
+    address block (a line with an ``@`` or "Affiliation") is kept.
+    """
+    lines = page.split("\n")
+    keep = [True] * len(lines)
+    start = 0
+    while start < len(lines):
+        end = start
+        while end < len(lines) and _label_like(lines[end]):
+            end += 1
+        run = lines[start:end]
+        # An address block (names, affiliations, e-mail) is short lines too, and says who wrote it.
+        address = any("@" in line or line.strip().lower().startswith("affiliation") for line in run)
+        if len(run) >= MIN_FIGURE_LINES and not address and sum(len(line.split()) <= 2 for line in run) * 2 >= len(run):
+            keep[start:end] = [False] * len(run)
+        start = end + 1 if end == start else end
+    return "\n".join(line for line, kept in zip(lines, keep) if kept)
+
+
 # ---------------------------------------------------------------- whole documents
 
 
@@ -391,7 +437,7 @@ def _tidy(text: str) -> str:
 
 def repair_pages(pages: list[str], language: str = DEFAULT_LANGUAGE) -> list[str]:
     """One document's page texts repaired: ligatures and glyph codes decoded, page furniture
-    removed, line-end hyphens joined (across page breaks too), dropped ligatures restored.
+    and the text inside figures removed, line-end hyphens joined (across page breaks too), dropped ligatures restored.
 
     Returns one text per input page, so page boundaries are kept; a word hyphenated across
     a page break ends up whole on the page where it starts.
@@ -399,7 +445,8 @@ def repair_pages(pages: list[str], language: str = DEFAULT_LANGUAGE) -> list[str
     pages = [normalise_ligatures(p.replace("\r\n", "\n").replace("\r", "\n")) for p in pages]
     codes = learn_glyph_codes(pages, language)
     pages = [decode_glyph_codes(p, codes) for p in pages]
-    pages = strip_page_furniture(pages)
+    # The first page keeps its short lines: the title block's authors and affiliations.
+    pages = [p if n == 0 else drop_figure_text(p) for n, p in enumerate(strip_page_furniture(pages))]
     seen = word_counts(pages)
     pages = [_tidy(join_hyphenated(p, language, seen)) for p in pages]
     pages = _join_across_pages(pages, language, seen)

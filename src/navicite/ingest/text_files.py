@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -101,11 +102,58 @@ def load_text(path: Path) -> LoadStream:
     yield from _whole_file(path, "txt", raw, _title_from_name(path), {}, plain_text_sections(raw))
 
 
+#: A table with a cell longer than this (in words) lays out the page rather than listing facts.
+LAYOUT_CELL_WORDS = 120
+#: Longest header (in words, all columns) repeated in front of each row's cells.
+MAX_ROW_HEADER_WORDS = 10
+
+
+@dataclass
+class _Table:
+    """An HTML table being read: its rows of cells, each cell a list of text chunks."""
+
+    rows: list[list[tuple[bool, list[str]]]] = field(default_factory=list)
+    cell: list[str] | None = None
+
+    def start_row(self) -> None:
+        self.rows.append([])
+        self.cell = None
+
+    def start_cell(self, header: bool) -> None:
+        if not self.rows:
+            self.rows.append([])
+        self.cell = []
+        self.rows[-1].append((header, self.cell))
+
+    def text(self) -> str:
+        """The table as text: a data table one row a line, a layout table its cells' text as written.
+
+        Each data row is one line, its cells separated by `` | ``; when the table opens with one
+        header row of as many cells as the row, each cell carries its column's name
+        (``Offset: 0 | Size: 16 | Description: The header string``), so a row cut out of the table
+        into a passage still says what its values are.
+        """
+        rows = [[(h, "".join(chunks)) for h, chunks in row] for row in self.rows if row]
+        if any(len(text.split()) > LAYOUT_CELL_WORDS for row in rows for _, text in row):
+            return "\n" + "\n".join(text for row in rows for _, text in row) + "\n"
+        flat = [[(h, " ".join(text.split())) for h, text in row] for row in rows]
+        header = [text for _, text in flat[0]] if flat and all(h for h, _ in flat[0]) else []
+        named = header and sum(len(name.split()) for name in header) <= MAX_ROW_HEADER_WORDS
+        lines = []
+        for n, row in enumerate(flat):
+            cells = [text for _, text in row]
+            if named and n and len(cells) == len(header) and not all(h for h, _ in row):
+                cells = [f"{name}: {text}" if name and text else text for name, text in zip(header, cells)]
+            if any(cells):
+                lines.append(" | ".join(cells))
+        return "\n" + "\n".join(lines) + "\n"
+
+
 class _MainTextParser(HTMLParser):
     """Collects an HTML page's title, description, canonical link and visible text.
 
     Text inside scripts, styles and page furniture (navigation, header, footer,
-    asides, forms) is dropped; when the page marks its content with ``<main>``
+    asides, forms, and blocks of a navigation class such as texinfo's ``header``) is dropped; a table's rows each become one line (:class:`_Table`); when the page marks its content with ``<main>``
     or ``<article>``, only that content is kept. Headings ``<h1>``-``<h6>`` of the
     kept text are remembered with the place where they start (:meth:`main_sections`).
     """
@@ -114,6 +162,8 @@ class _MainTextParser(HTMLParser):
 
     SKIP = frozenset({"script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside", "form", "head"})
     MAIN = frozenset({"main", "article"})
+    # Classes of navigation blocks that are not marked with <nav> (texinfo's "Next: ..., Up: ..." lines).
+    NAV_CLASSES = frozenset({"header", "nav-panel", "navigation", "navbar", "breadcrumb", "breadcrumbs"})
     BLOCK = frozenset({"p", "div", "br", "li", "ul", "ol", "tr", "table", "section", "blockquote", "pre",
                        "h1", "h2", "h3", "h4", "h5", "h6", "dd", "dt", "figcaption", "hr"})
     VOID = frozenset({"br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source", "wbr"})
@@ -130,9 +180,16 @@ class _MainTextParser(HTMLParser):
         self._in_h1 = False
         self._all: list[str] = []
         self._main: list[str] = []
-        # Open heading: (level, chunk count of _all and _main where it began, whether inside main, its text).
-        self._heading: tuple[int, int, int, bool, list[str]] | None = None
-        self._headings: list[tuple[int, int, int, bool, str]] = []
+        # Open heading: (level, chunk count of _all and _main where it began, whether inside main, its text,
+        # its anchor: its id, or that of the element just before it, as texinfo writes them).
+        self._heading: tuple[int, int, int, bool, list[str], str] | None = None
+        self._headings: list[tuple[int, int, int, bool, str, str]] = []
+        # Tables being read, innermost last: their cells' text is held until the table ends.
+        self._tables: list[_Table] = []
+        # A navigation block skipped by its class: its tag and how deep that tag is nested in it.
+        self._nav: tuple[str, int] | None = None
+        # The last id attribute met, while no text has come after it: a heading's anchor when it has none.
+        self._pending_id = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: (v or "") for k, v in attrs}
@@ -146,8 +203,17 @@ class _MainTextParser(HTMLParser):
             if tag in self.BLOCK:
                 self._emit("\n")
             return
+        if self._nav is not None and tag == self._nav[0]:
+            self._nav = (tag, self._nav[1] + 1)
+        elif self._nav is None and set(values.get("class", "").lower().split()) & self.NAV_CLASSES:
+            self._nav = (tag, 1)
+            self._skip_depth += 1
+        if values.get("id"):
+            self._pending_id = values["id"]
         if tag in self.SKIP:
             self._skip_depth += 1
+        if not self._skip_depth and self._table_tag(tag, opening=True):
+            return
         if tag in self.MAIN:
             self._main_depth += 1
         if tag == "h1":
@@ -155,15 +221,22 @@ class _MainTextParser(HTMLParser):
         if tag in self.BLOCK:
             self._emit("\n")
         if tag in self.HEADINGS and not self._skip_depth:
-            self._heading = (self.HEADINGS[tag], len(self._all), len(self._main), self._main_depth > 0, [])
+            self._heading = (self.HEADINGS[tag], len(self._all), len(self._main), self._main_depth > 0, [], self._pending_id)
 
     def handle_endtag(self, tag: str) -> None:
+        if self._nav is not None and tag == self._nav[0]:
+            self._nav = (tag, self._nav[1] - 1) if self._nav[1] > 1 else None
+            if self._nav is None:
+                self._skip_depth -= 1
+                return
+        if not self._skip_depth and self._table_tag(tag, opening=False):
+            return
         if tag in self.HEADINGS and self._heading is not None:
-            level, at_all, at_main, in_main, parts = self._heading
+            level, at_all, at_main, in_main, parts, anchor = self._heading
             self._heading = None
             text = " ".join("".join(parts).split())
             if text:
-                self._headings.append((level, at_all, at_main, in_main, text))
+                self._headings.append((level, at_all, at_main, in_main, text, anchor))
         if tag == "title":
             self._in_title = False
         if tag in self.SKIP and self._skip_depth:
@@ -185,8 +258,32 @@ class _MainTextParser(HTMLParser):
             self._emit(data)
             if self._heading is not None:
                 self._heading[4].append(data)
+            elif data.strip():
+                self._pending_id = ""
+
+    def _table_tag(self, tag: str, opening: bool) -> bool:
+        """Table structure (a table, row or cell opening or closing): True when ``tag`` was one."""
+        if tag == "table":
+            if opening:
+                self._tables.append(_Table())
+            elif self._tables:
+                self._emit(self._tables.pop().text())
+            return True
+        if not self._tables or tag not in ("tr", "td", "th"):
+            return False
+        table = self._tables[-1]
+        if opening and tag == "tr":
+            table.start_row()
+        elif opening:
+            table.start_cell(header=tag == "th")
+        return True
 
     def _emit(self, data: str) -> None:
+        if self._tables:
+            # Inside a table only cell text counts (whitespace between rows and cells is layout).
+            if self._tables[-1].cell is not None:
+                self._tables[-1].cell.append(data)
+            return
         self._all.append(data)
         if self._main_depth:
             self._main.append(data)
@@ -209,13 +306,13 @@ class _MainTextParser(HTMLParser):
         chunks = self._main if uses_main else self._all
         out: list[Section] = []
         done, words = 0, 0
-        for level, at_all, at_main, in_main, text in self._headings:
+        for level, at_all, at_main, in_main, text, anchor in self._headings:
             if uses_main and not in_main:
                 continue
             at = at_main if uses_main else at_all
             words += len("".join(chunks[done:at]).split())
             done = at
-            out.append(section(words, level, text))
+            out.append(section(words, level, text, anchor))
         return out
 
 

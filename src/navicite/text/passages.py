@@ -73,6 +73,19 @@ def place_of(document: Document, start: int, end: int) -> tuple[tuple[int, ...],
     return _pages(_ints(meta.get("page_starts")), start, end), tuple(section_path(_sections(meta.get("sections")), start))
 
 
+def passage_link(document: Document, passage: Passage) -> str:
+    """The document's link pointing at the passage's section (``#anchor``) where the section has an
+    anchor (an HTML heading's id) and the link none yet; else the document's link."""
+    link = document.link
+    sections = _sections(document.metadata.get("sections"))
+    if not link or "#" in link or passage.field != "text" or not passage.section or not sections:
+        return link
+    starts = [s["start"] for s in sections]
+    word = heading_anchor(sorted(set(starts)), passage.start, passage.end)
+    inner = enclosing(sections[: bisect_right(starts, word)])
+    return f"{link}#{inner[-1]['anchor']}" if inner and inner[-1].get("anchor") else link
+
+
 def page_text(document: Document, page: int) -> str:
     """The words of 1-based ``page`` of a paged document; empty when it records no such page."""
     starts = _ints(document.metadata.get("page_starts"))
@@ -116,8 +129,10 @@ def _pack(source: str, target: int, breaks: Sequence[int]) -> list[tuple[int, in
             # else: a bare heading, which joins the text that follows it
         elif not cut and size >= target and _is_sentence_end(source, spans, i):
             cut = True
-        elif not cut and size >= 2 * target:
-            cut = True  # no sentence end in sight (a table, a formula): cut by size
+        elif not cut and size >= 2 * target and (size >= 3 * target or _ends_line(source, spans, i)):
+            # No sentence end in sight (a table, a code listing, a formula): cut by size, at a line
+            # end so that a table row or a line of code stays whole.
+            cut = True
         if cut:
             out.append((start, nxt, source[spans[start][0]:spans[i][1]]))
             start = nxt
@@ -125,6 +140,10 @@ def _pack(source: str, target: int, breaks: Sequence[int]) -> list[tuple[int, in
         (s0, _, _), (_, e1, _) = out[-2], out[-1]  # a short tail joins the passage before it
         out[-2:] = [(s0, e1, source[spans[s0][0]:spans[e1 - 1][1]])]
     return out
+
+
+def _ends_line(source: str, spans: list[tuple[int, int]], i: int) -> bool:
+    return i + 1 == len(spans) or "\n" in source[spans[i][1]:spans[i + 1][0]]
 
 
 def _is_sentence_end(source: str, spans: list[tuple[int, int]], i: int) -> bool:

@@ -8,7 +8,8 @@ enclose a word, outermost first.
 
 Sources: PDF bookmarks (:func:`outline_sections`), numbered headings in plain text
 (:func:`numbered_headings`), unnumbered heading lines of plain text with one paragraph per
-line (:func:`line_headings`; :func:`plain_text_sections` picks between the two), Markdown
+line (:func:`line_headings`), Org-mode star headings (:func:`org_headings`;
+:func:`plain_text_sections` picks among the three), Markdown
 (:func:`markdown_sections`); the HTML loader collects ``<h1>``-``<h6>`` itself while it
 extracts the text.
 """
@@ -54,9 +55,12 @@ class OutlineEntry:
     page: int | None
 
 
-def section(start: int, level: int, title: str) -> Section:
-    """One entry of ``metadata["sections"]``."""
-    return {"start": start, "level": level, "title": " ".join(title.split())}
+def section(start: int, level: int, title: str, anchor: str = "") -> Section:
+    """One entry of ``metadata["sections"]``; ``anchor``: where a link can point at it (an HTML id), if known."""
+    entry: Section = {"start": start, "level": level, "title": " ".join(title.split())}
+    if anchor:
+        entry["anchor"] = anchor
+    return entry
 
 
 def lines_with_offsets(text: str) -> Iterator[tuple[str, int]]:
@@ -279,8 +283,40 @@ def enclosing(sections: Sequence[Section]) -> list[Section]:
 
 
 def plain_text_sections(text: str) -> list[Section]:
-    """The headings of a plain text: numbered ones where the text has them, else unnumbered heading lines."""
-    return numbered_headings(text) or line_headings(text)
+    """The headings of a plain text: Org-mode star headings where the text is written in Org,
+    else numbered ones where it has them, else unnumbered heading lines."""
+    return org_headings(text) or numbered_headings(text) or line_headings(text)
+
+
+# An Org heading: stars at the start of the line, then a space and the title (tags ``:a:b:`` at the end dropped).
+_ORG_HEADING = re.compile(r"^(\*{1,8})[ \t]+(\S.*?)(?:[ \t]+:[\w@#%:]+:)?[ \t]*$")
+_ORG_BLOCK = re.compile(r"^[ \t]*#\+(begin|end)_\w+", re.I)
+# What marks a text as Org: the Emacs mode line, or an in-buffer setting.
+_ORG_MARK = re.compile(r"-\*-.*\borg\b.*-\*-|^#\+(?:title|startup|options|author):", re.I | re.M)
+
+
+def org_headings(text: str) -> list[Section]:
+    """Org-mode headings (``* Title``, ``** Subtitle``; the number of stars is the level).
+
+    A line of stars is only a heading in a text that is Org: one that says so (an Emacs
+    ``-*- org -*-`` mode line or a ``#+TITLE:`` setting) or that nests them (both ``*`` and
+    ``**`` headings), so a plain list of ``* item`` lines is not taken for headings. Lines
+    inside ``#+begin_...``/``#+end_...`` blocks are not headings. Fewer than
+    :data:`MIN_NUMBERED_HEADINGS` give [].
+    """
+    found: list[Section] = []
+    in_block = False
+    for line, start in lines_with_offsets(text):
+        block = _ORG_BLOCK.match(line)
+        if block:
+            in_block = block.group(1).lower() == "begin"
+            continue
+        match = None if in_block else _ORG_HEADING.match(line)
+        if match:
+            found.append(section(start, len(match.group(1)), match.group(2)))
+    levels = {s["level"] for s in found}
+    is_org = bool(_ORG_MARK.search(text[:2000])) or (1 in levels and 2 in levels)
+    return found if is_org and len(found) >= MIN_NUMBERED_HEADINGS else []
 
 
 # ---------------------------------------------------------------- PDF outlines
