@@ -27,6 +27,7 @@ from navicite.generate.verify import CONFIRM_CHECK, JOINT_CHECK, Verified, close
 from navicite.llm.base import LLM
 from navicite.stages import StageRecorder
 from navicite.text.language import question_language
+from navicite.text.sentences import Unit, segment_text
 
 
 @dataclass(frozen=True)
