@@ -26,3 +26,9 @@ def test_yes_no_and_either_or_questions_are_answered_in_their_own_words() -> Non
     assert not can_restate("Which came first, the Bash manual or the SQLite page?")
     assert can_restate("Which kernel functions can be used for the weights of vcovPL()?")
     assert not restates("Seoul is the capital.", "Is Seoul the capital?")
+
+
+def test_an_answer_naming_a_word_of_the_question_again_is_no_restatement() -> None:
+    # The answer is a word the question already holds ("honey" of "honey bees"): it stands twice.
+    assert not restates("Honey bees make honey from nectar.", "What do honey bees make from nectar?")
+    assert restates("Honey bees make it from nectar.", "What do honey bees make from nectar?")

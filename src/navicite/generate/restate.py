@@ -12,6 +12,7 @@ answered by its own words, so no sentence restates those.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 _WORD = re.compile(r"\w+(?:[.'’-]\w+)*")
 #: Letters of a word compared: enough to tell words apart, few enough that "institution" matches "institutional".
@@ -34,9 +35,9 @@ _CHOICE = re.compile(r"\bor\b|\bwhether\b", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
-def _stems(text: str) -> set[str]:
+def _stems(text: str) -> Counter[str]:
     words = (w.casefold() for w in _WORD.findall(text))
-    return {(w[:-1] if w.endswith("s") and len(w) > 3 else w)[:_STEM] for w in words if w not in _EMPTY and (len(w) > 2 or w.isdigit())}
+    return Counter((w[:-1] if w.endswith("s") and len(w) > 3 else w)[:_STEM] for w in words if w not in _EMPTY and (len(w) > 2 or w.isdigit()))
 
 
 def can_restate(question: str) -> bool:
@@ -51,6 +52,8 @@ def can_restate(question: str) -> bool:
 def restates(sentence: str, question: str) -> bool:
     """Whether ``sentence`` adds no content word to ``question`` (it only repeats it).
 
+    A word the sentence uses more often than the question counts as its own: "Honey bees make
+    honey from nectar." answers "What do honey bees make from nectar?" with its second "honey".
     A sentence with no content word at all ("It does.") restates too.
     """
     return can_restate(question) and not (_stems(sentence) - _stems(question))
