@@ -112,14 +112,17 @@ class StatisticalAnalyzer:
         for hit in hits:
             doc = self.index.get(hit.doc_id)
             text = f"{doc.title} {doc.abstract or doc.text[:3000]}" if doc else hit.title
-            counts.update(set(words(text)))
+            # Each word once per document, in text order: a set's order changes with the process's
+            # hash seed, and so would the ties of most_common below (the same question drew other
+            # expansions from one run to the next).
+            counts.update(list(dict.fromkeys(words(text))))
         return counts, len(hits)
 
     def _expansions(self, question_words: list[str], counts: Counter[str], feedback: int) -> list[Keyword]:
         asked = {_stem(w) for w in question_words}
         # Words in a single feedback document are as likely noise as signal.
         candidates = [(w, n) for w, n in counts.most_common(40) if n >= 2 and _stem(w) not in asked]
-        scored = sorted(candidates, key=lambda wn: wn[1] * self.idf(wn[0]), reverse=True)
+        scored = sorted(candidates, key=lambda wn: (-wn[1] * self.idf(wn[0]), wn[0]))
         out: list[Keyword] = []
         stems: set[str] = set()
         for word, n in scored:
