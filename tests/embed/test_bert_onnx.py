@@ -88,3 +88,8 @@ def test_an_ask_with_the_default_embedder_and_reranker_never_imports_torch(tmp_p
     ])
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]
+
+
+def test_embedders_of_one_model_share_one_built_encoder() -> None:
+    # Retrieval, the reranker and ingest each create an embedder: the graph is built once a process.
+    assert embed.shipped()._load() is embed.shipped(batch_size=8)._load()

@@ -18,7 +18,9 @@ import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -171,59 +173,39 @@ class OnnxBertEmbedder:
         self.batch_size = max(1, batch_size)
         self.threads = threads
         self._lock = threading.Lock()
-        self._session = None
-        self._tokenizer = None
-        self._tables: dict[str, np.ndarray] = {}
+        self._runtime: _Runtime | None = None
 
-    def _load(self) -> None:
+    def _load(self) -> _Runtime:
         with self._lock:
-            if self._session is not None:
-                return
-            try:
-                import onnxruntime as ort
-                from tokenizers import Tokenizer
-            except ImportError as exc:
-                raise EmbedderUnavailable(
-                    f"the embedder needs onnxruntime, onnx, safetensors and tokenizers ({exc.name} is missing): "
-                    "pip install 'navicite[local]'"
-                ) from exc
-            try:
-                weights = _weights(self.folder)
-                model = build_encoder(weights, BertShape.read(self.folder))
-                tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
-            except Exception as exc:  # a damaged or foreign file fails in many ways; the fix is the same
-                raise EmbedderUnavailable(f"cannot read the embedding model in {self.folder} ({exc}); check the setting embed.model") from exc
-            options = ort.SessionOptions()
-            if self.threads:
-                options.intra_op_num_threads = self.threads
-            # Spinning threads take cores from the model and the index on a small machine.
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            self._session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-            tokenizer.enable_truncation(max_length=max_tokens(self.folder))
-            tokenizer.no_padding()
-            self._tokenizer = tokenizer
-            self._tables = {
-                "word": weights["embeddings.word_embeddings.weight"],
-                "position": weights["embeddings.position_embeddings.weight"],
-                "type": weights["embeddings.token_type_embeddings.weight"],
-            }
+            if self._runtime is None:
+                self._runtime = _loaded(str(self.folder), self.threads)
+            return self._runtime
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         """Unit-length float32 rows, one per text (questions and passages are embedded alike)."""
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        self._load()
-        assert self._tokenizer is not None and self._session is not None
-        encodings = self._tokenizer.encode_batch(list(texts))
+        runtime = self._load()
+        encodings = runtime.tokenizer.encode_batch(list(texts))
         # Texts of similar length share a batch, so little work goes to padding.
         order = np.argsort([len(e.ids) for e in encodings], kind="stable")
-        out = np.zeros((len(texts), self._tables["word"].shape[1]), dtype=np.float32)
+        out = np.zeros((len(texts), runtime.tables["word"].shape[1]), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             chosen = order[start : start + self.batch_size]
-            out[chosen] = self._pooled([encodings[i] for i in chosen])
+            out[chosen] = runtime.pooled([encodings[i] for i in chosen])
         return out
 
-    def _pooled(self, encodings: list) -> np.ndarray:
+
+@dataclass(frozen=True)
+class _Runtime:
+    """A built encoder: its ONNX Runtime session, tokenizer and embedding tables."""
+
+    session: Any
+    tokenizer: Any
+    tables: dict[str, np.ndarray]
+
+    def pooled(self, encodings: list) -> np.ndarray:
+        """Unit-length mean-pooled vectors of one batch of encodings."""
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(encodings), width), dtype=np.int64)
         types = np.zeros_like(ids)
@@ -231,9 +213,44 @@ class OnnxBertEmbedder:
         for row, enc in enumerate(encodings):
             n = len(enc.ids)
             ids[row, :n], types[row, :n], mask[row, :n] = enc.ids, enc.type_ids, 1.0
-        embedded = self._tables["word"][ids] + self._tables["position"][:width][None] + self._tables["type"][types]
+        embedded = self.tables["word"][ids] + self.tables["position"][:width][None] + self.tables["type"][types]
         bias = ((1.0 - mask) * _MASKED)[:, None, None, :].astype(np.float32)
-        hidden = self._session.run(None, {"embedded": embedded.astype(np.float32), "mask_bias": bias})[0]
+        hidden = self.session.run(None, {"embedded": embedded.astype(np.float32), "mask_bias": bias})[0]
         summed = (hidden * mask[:, :, None]).sum(axis=1)
         mean = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
         return mean / np.maximum(np.linalg.norm(mean, axis=1, keepdims=True), 1e-12)
+
+
+@lru_cache(maxsize=4)
+def _loaded(folder: str, threads: int) -> _Runtime:
+    """The encoder of ``folder``, built once per process and shared by every embedder of it
+    (retrieval, the reranker and ingest each create one)."""
+    try:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise EmbedderUnavailable(
+            f"the embedder needs onnxruntime, onnx, safetensors and tokenizers ({exc.name} is missing): "
+            "pip install 'navicite[local]'"
+        ) from exc
+    path = Path(folder)
+    try:
+        weights = _weights(path)
+        model = build_encoder(weights, BertShape.read(path))
+        tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+    except Exception as exc:  # a damaged or foreign file fails in many ways; the fix is the same
+        raise EmbedderUnavailable(f"cannot read the embedding model in {path} ({exc}); check the setting embed.model") from exc
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    # Spinning threads take cores from the model and the index on a small machine.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    tokenizer.enable_truncation(max_length=max_tokens(path))
+    tokenizer.no_padding()
+    tables = {
+        "word": weights["embeddings.word_embeddings.weight"],
+        "position": weights["embeddings.position_embeddings.weight"],
+        "type": weights["embeddings.token_type_embeddings.weight"],
+    }
+    return _Runtime(session, tokenizer, tables)
