@@ -8,12 +8,14 @@ then every question is asked of the whole collection the way ``navicite ask --js
 ``--out/answers/<id>.json``, one scored record a line to ``--out/records.jsonl``; a re-run skips
 what is there and prints the tables. Scoring follows the pile's README:
 
-- **right**: the answer (markers taken out, lower-cased) holds a string of every ``all_of`` group;
+- **right**: the answer (markers and quoted source sentences taken out, lower-cased) holds a string
+  of every ``all_of`` group;
 - **cited place right**: a citation names the question's file and, for a PDF, its ``page``; for
   HTML and text, a section whose heading is the last part of ``section`` (numbers and case aside);
   a ``cross`` question needs its main place and every place in ``also``;
 - **absent** (``all_of`` empty): honest when the answer says the documents do not state it (or no
-  answer is given) and holds none of the ``traps``;
+  answer is given) and holds none of the ``traps`` outside a source sentence it quotes in “...”
+  (``trap_in_quote`` lists those, so the strict count can be taken too);
 - **wrong shown as cited**: a wrong (or, absent, dishonest) answer with at least one cited sentence;
 - **evidence recall**: the draft's sources hold the gold place (same test as a citation), and
   the answer text (every ``all_of`` group in one source; for ``cross``, in the sources together).
@@ -48,11 +50,14 @@ ASK_ORDER = ("absent", "cross", "number", "list", "howto", "fact", "name")
 # How an answer says the documents do not give what was asked (the pile's absent questions).
 NOT_STATED = re.compile(
     r"\b(?:not (?:stated|state|say|says|mention|mentioned|mentions|specified|specify|specifies|given|give|gives|provided|"
-    r"provide|provides|found|listed|documented|described|contain|contains|include|includes|indicated)|"
+    r"provide|provides|found|listed|documented|described|contain|contains|include|includes|indicated|answer)|"
     r"no (?:information|mention|source|document|passage)|does not (?:appear|say|give|state)|"
     r"do not (?:say|give|state)|cannot be (?:found|determined|answered)|unable to)\b",
     re.IGNORECASE,
 )
+# A source's words quoted in the answer ("The closest the sources come is: “...”"): what a document
+# says, not a value the answer gives, so a trap inside it is not counted against the answer.
+_QUOTED = re.compile(r"“[^”]*”")
 _MARKER = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")
 _NUMBERING = re.compile(r"^[\s\d.]*(?:[A-Z]\.\s)?")
 
@@ -149,10 +154,12 @@ def score(question: dict[str, Any], data: dict[str, Any], files: dict[str, str])
     gold = places(question)
     absent = not question["all_of"]
     if absent:
-        trapped = [t for t in question.get("traps") or [] if folded(t) in folded(text)]
+        trapped = [t for t in question.get("traps") or [] if folded(t) in folded(_QUOTED.sub("", text))]
+        quoted_trap = [t for t in question.get("traps") or [] if folded(t) in folded(text) and t not in trapped]
         right = not trapped and (not text.strip() or bool(NOT_STATED.search(text)))
     else:
-        trapped, right = [], holds(text, question["all_of"])
+        # A value seen only in a quoted source sentence after "not stated" is not the answer given.
+        trapped, quoted_trap, right = [], [], holds(_QUOTED.sub("", text), question["all_of"])
     place_right = all(any(at_place(c, p, files) for c in data["citations"]) for p in gold)
     sources = data.get("draft_sources", [])
     llm = data.get("trace", {}).get("llm", {})
@@ -160,6 +167,7 @@ def score(question: dict[str, Any], data: dict[str, Any], files: dict[str, str])
         "id": question["id"], "kind": question["kind"], "file": question["file"],
         "right": right, "cited": cited, "right_and_cited": right and cited and not absent,
         "place_right": place_right and not absent, "absent_honest": absent and right, "trapped": trapped,
+        "trap_in_quote": quoted_trap,
         "wrong_shown_cited": (not right) and cited,
         "evidence_place": [any(at_place(s, p, files) for s in sources) for p in gold],
         "evidence_answer": answer_in_sources(question, sources),

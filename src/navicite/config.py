@@ -461,11 +461,17 @@ class GenerateSettings(Section):
         "is cited. Off: with the embedded model it changed no answer of 20 HotpotQA and 8 PDF questions; on the two PDF "
         "answers it ran on it took 5-6 more calls (docs/results.md)."
     )
+    unsupported_answer: Literal["not-stated", "flag"] = Field(
+        "not-stated",
+        description="Answer form: when no source supports the first sentence, the answer itself, it is replaced by \"The "
+        "sources do not answer this question.\" (the draft's sentence is listed in the JSON's 'withheld'), with the source "
+        "sentence closest to it quoted and cited when nothing else is; 'flag' shows the draft's sentence, marked.",
+    )
     unsupported: Literal["withhold", "flag"] = Field(
         "withhold",
         description="Answer form: a sentence after the first that no source was verified for is left out of the answer "
         "(listed in the JSON's 'withheld', counted under the answer); 'flag' shows it in place, marked. The first "
-        "sentence, the answer, is always shown, marked when unsupported.",
+        "sentence, the answer, follows generate.unsupported_answer.",
     )
     novel_words: int = Field(
         0, ge=0,

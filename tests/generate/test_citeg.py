@@ -223,15 +223,21 @@ FOUR_FACTS = {"sentences": [{"index": i, "kind": "fact", "sources": [1]} for i i
 def test_answer_form_leaves_out_unsupported_sentences_after_the_answer(scripted_llm, tmp_path) -> None:
     llm = scripted_llm(UNSUPPORTED_BODY, FOUR_FACTS)
     answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run("When was the Eiffel Tower completed?", SOURCES)
-    # The wrong answer stays, marked; the unsupported claim after it goes, listed as withheld.
-    assert answer.answer == "The Eiffel Tower was completed in 1887.\n\nIt is 330 metres tall [1]. Gustave Eiffel's company built it [2]."
-    assert [s.kind for s in answer.sentences] == ["unsupported", "cited", "cited"]
-    assert [s.text for s in answer.withheld] == ["The tower is painted green every 3 years by robots."]
+    # The wrong answer is replaced by "not answered"; the unsupported claim after it goes; both are listed as withheld.
+    assert answer.answer == ("The sources do not answer this question.\n\n"
+                             "It is 330 metres tall [1]. Gustave Eiffel's company built it [2].")
+    assert [s.kind for s in answer.sentences] == ["general", "cited", "cited"]
+    assert [s.text for s in answer.withheld] == ["The Eiffel Tower was completed in 1887.", "The tower is painted green every 3 years by robots."]
     assert answer.to_dict()["withheld"][0]["kind"] == "unsupported"
-    assert next(t for t in answer.trace if t.name == "cite").outputs["withheld"] == 1
+    assert next(t for t in answer.trace if t.name == "cite").outputs["withheld"] == 2
+    # unsupported_answer=flag shows the wrong answer, marked.
+    shown = default_citeg(scripted_llm(UNSUPPORTED_BODY, FOUR_FACTS), tmp_path, "generate.answer_phrase=false",
+                          "generate.unsupported_answer=flag").run("When was the Eiffel Tower completed?", SOURCES)
+    assert shown.answer == "The Eiffel Tower was completed in 1887.\n\nIt is 330 metres tall [1]. Gustave Eiffel's company built it [2]."
+    assert [s.kind for s in shown.sentences] == ["unsupported", "cited", "cited"]
     # flag keeps the draft whole, the claim marked in place.
     flagged = default_citeg(scripted_llm(UNSUPPORTED_BODY, FOUR_FACTS), tmp_path, "generate.answer_phrase=false",
-                            "generate.unsupported=flag").run("When was the Eiffel Tower completed?", SOURCES)
+                            "generate.unsupported=flag", "generate.unsupported_answer=flag").run("When was the Eiffel Tower completed?", SOURCES)
     assert "painted green" in flagged.answer and flagged.withheld == [] and len(flagged.unsupported) == 2
 
 
@@ -239,10 +245,15 @@ def test_an_unsupported_answer_after_a_restated_question_is_shown_not_withheld(s
     question = "The Eiffel Tower is a lattice tower in Paris. When was the tower completed?"
     draft = "The Eiffel Tower is a lattice tower in Paris. It was completed in 1887."
     align = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}, {"index": 2, "kind": "fact", "sources": [1]}]}
-    answer = default_citeg(scripted_llm(draft, align), tmp_path, "generate.answer_phrase=false").run(question, SOURCES)
+    answer = default_citeg(scripted_llm(draft, align), tmp_path, "generate.answer_phrase=false",
+                           "generate.unsupported_answer=flag").run(question, SOURCES)
     # The restatement is cited; the answer after it, which no source supports, stays in view, marked.
     assert [s.kind for s in answer.sentences] == ["cited", "unsupported"] and answer.withheld == []
     assert answer.answer.endswith("It was completed in 1887.")
+    # By default that answer is the sentence said to be missing, not the restatement.
+    answer = default_citeg(scripted_llm(draft, align), tmp_path, "generate.answer_phrase=false").run(question, SOURCES)
+    assert answer.answer.endswith("The sources do not answer this question.")
+    assert [s.text for s in answer.withheld] == ["It was completed in 1887."]
 
 
 def test_a_sentence_cites_at_most_its_best_supported_sources() -> None:
@@ -276,8 +287,8 @@ def test_an_unsupported_answer_sentence_is_drafted_again_and_the_cited_one_kept(
 
 def test_a_second_draft_still_unsupported_leaves_the_first_answer(scripted_llm, tmp_path) -> None:
     llm = scripted_llm(WRONG_DRAFT, ONE_FACT, "The Eiffel Tower was completed in 1886.", {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]})
-    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false", "generate.recheck_answer=true").run(
-        "When was the Eiffel Tower completed?", SOURCES)
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false", "generate.recheck_answer=true",
+                           "generate.unsupported_answer=flag").run("When was the Eiffel Tower completed?", SOURCES)
     assert answer.answer.startswith("The Eiffel Tower was completed in 1887.") and answer.sentences[0].kind == "unsupported"
     assert next(t for t in answer.trace if t.name == "recheck").outputs["kept"] == "first"
     assert answer.llm["calls"] == 4  # the first answer's trace counts the second attempt's calls too
@@ -287,8 +298,19 @@ def test_no_recheck_by_default(scripted_llm, tmp_path) -> None:
     llm = scripted_llm(WRONG_DRAFT, ONE_FACT)
     answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run(
         "When was the Eiffel Tower completed?", SOURCES)
-    assert len(llm.calls) == 2 and answer.sentences[0].kind == "unsupported"
+    assert len(llm.calls) == 2 and answer.withheld[0].text == "The Eiffel Tower was completed in 1887."
     assert all(t.name != "recheck" for t in answer.trace)
+
+
+def test_an_answer_no_source_supports_is_said_missing_with_the_closest_source_sentence_cited(scripted_llm, tmp_path) -> None:
+    # Issue 40: asked for what no document states, the model wrote the nearest value it had read.
+    llm = scripted_llm("The Eiffel Tower was completed in 1887.", {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]})
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run("When was the Eiffel Tower completed?", SOURCES)
+    assert answer.answer == ("The sources do not answer this question.\n\nThe closest the sources come is: "
+                             "“The Eiffel Tower is a lattice tower in Paris. It was completed in 1889” [1].")
+    assert [(s.kind, s.markers) for s in answer.sentences] == [("general", []), ("cited", [1])]
+    assert answer.sentences[1].checks[0].scorer == "quote" and answer.citations[0].doc_id == "d1"
+    assert [s.text for s in answer.withheld] == ["The Eiffel Tower was completed in 1887."] and answer.short_answer is None
 
 
 def test_cited_with_passages_lists_each_cited_sentence_beside_its_passages(scripted_llm, tmp_path) -> None:
@@ -311,8 +333,9 @@ def test_a_planted_instruction_is_no_citation_even_for_a_judge_that_says_yes(scr
     align = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}, {"index": 2, "kind": "fact", "sources": [1, 2]}]}
     llm = scripted_llm(draft, align, default={"supported": True})
     answer = CiteG(llm, load_settings(tmp_path, ["generate.answer_phrase=false"])).run("What is the capital of France?", [PLANTED, FRANCE])
-    berlin, paris = answer.sentences
-    assert berlin.kind == "unsupported" and not berlin.markers
+    said, paris = answer.sentences
+    [berlin] = answer.withheld
+    assert berlin.text == "The capital of France is Berlin." and said.text == "The sources do not answer this question."
     assert paris.kind == "cited" and [c.doc_id for c in answer.citations] == ["france"]
     assert any(c.scorer == "instructions" for c in berlin.checks)
 

@@ -18,16 +18,16 @@ from navicite.config import Settings
 from navicite.errors import UserInputError
 from navicite.generate.align import Aligner, AlignResult, create_aligner
 from navicite.generate.answer import Answer, SentenceKind, SentenceRecord, Source
+from navicite.generate.checked import Checked, answer_unit, not_stated
 from navicite.generate.cite import assign_markers, insert_markers
 from navicite.generate.draft import Draft, Drafter, answer_length, claim_text, is_no_answer_sentence
 from navicite.generate.phrase import PhraseFinder
-from navicite.generate.restate import restates
 from navicite.generate.sources import ContextEntry, SourceSelector
 from navicite.generate.verify import CONFIRM_CHECK, JOINT_CHECK, Verified, closest_sentence, create_verifier
 from navicite.llm.base import LLM
 from navicite.stages import StageRecorder
 from navicite.text.language import question_language
-from navicite.text.sentences import Unit, segment_text
+from navicite.text.sentences import segment_text
 
 
 @dataclass(frozen=True)
@@ -101,12 +101,15 @@ class CiteG:
             else:
                 draft = self.drafter.run(question, entries, language)
             out.update(draft.trace(), form=self.drafter.form(question, language))
-        answer = self._cite(question, draft, entries, trace)
-        if self._recheck_due(draft, answer):
-            answer = self._recheck(question, draft, entries, answer, trace)
-        yield answer
+        checked = self._check(question, draft, entries, trace)
+        if self._recheck_due(checked, question):
+            checked = self._recheck(question, checked, entries, trace)
+        if self._unanswered(checked, question):
+            checked = not_stated(checked, question, entries)
+        yield self._finish(question, checked, entries, trace)
 
-    def _cite(self, question: str, draft: Draft, entries: list[ContextEntry], trace: StageRecorder) -> Answer:
+    def _check(self, question: str, draft: Draft, entries: list[ContextEntry], trace: StageRecorder) -> Checked:
+        """The draft cut into units, each sentence aligned to sources and verified against them."""
         with trace.stage("segment") as out:
             units = segment_text(draft.text, draft.language)
             sentences = [u for u in units if u.kind == "sentence"]
@@ -135,8 +138,13 @@ class CiteG:
                        together=sum(1 for v in verified if any(c.scorer == JOINT_CHECK for c in v.checks)),
                        confirmed=sum(1 for v in verified if any(c.scorer == CONFIRM_CHECK for c in v.checks)),
                        skipped_no_source=skipped)
+        return Checked(draft, units, verified)
+
+    def _finish(self, question: str, checked: Checked, entries: list[ContextEntry], trace: StageRecorder) -> Answer:
+        """The cited answer of a checked draft: markers numbered, unsupported sentences withheld, the answer phrase."""
+        draft = checked.draft
         with trace.stage("cite") as out:
-            answer = self._assemble(question, draft, units, verified, entries)
+            answer = self._assemble(question, checked, entries)
             out.update(citations=len(answer.citations), unsupported=len(answer.unsupported), withheld=len(answer.withheld))
         if self.drafter.answer_form and self.settings.generate.answer_phrase:
             with trace.stage("phrase") as out:
@@ -145,32 +153,33 @@ class CiteG:
         answer.llm = trace.usage()
         return answer
 
-    def _recheck_due(self, draft: Draft, answer: Answer) -> bool:
-        lead = _lead(answer)
-        return (self.drafter.answer_form and self.settings.generate.recheck_answer and not draft.refused
-                and lead is not None and lead.kind == "unsupported")
+    def _recheck_due(self, checked: Checked, question: str) -> bool:
+        return (self.drafter.answer_form and self.settings.generate.recheck_answer and not checked.draft.refused
+                and checked.answer_unsupported(question))
 
-    def _recheck(self, question: str, draft: Draft, entries: list[ContextEntry], answer: Answer, trace: StageRecorder) -> Answer:
-        """The answer of a second draft shown the unsupported first sentence, when that one's first sentence is cited; else ``answer``."""
-        lead = _lead(answer)
-        assert lead is not None
-        claim = claim_text(lead.text)
+    def _unanswered(self, checked: Checked, question: str) -> bool:
+        """Whether the answer sentence is still unsupported and ``generate.unsupported_answer`` says to replace it."""
+        return (self.drafter.answer_form and self.settings.generate.unsupported_answer == "not-stated"
+                and not checked.draft.refused and checked.answer_unsupported(question))
+
+    def _recheck(self, question: str, checked: Checked, entries: list[ContextEntry], trace: StageRecorder) -> Checked:
+        """The second draft, shown the unsupported answer sentence, when its own answer sentence is supported; else ``checked``."""
+        at = checked.answer_at(question)
+        assert at is not None
+        claim = claim_text(checked.units[at].text)
         closest = closest_sentence(claim, entries)
         if closest is None:  # nothing in the sources near it: nothing to point the model to
-            return answer
-        with trace.stage("recheck", sentence=lead.text, closest=closest) as out:
-            second = self.drafter.recheck(question, entries, draft, claim, closest)
+            return checked
+        with trace.stage("recheck", sentence=checked.units[at].text, closest=closest) as out:
+            second = self.drafter.recheck(question, entries, checked.draft, claim, closest)
             out.update(refused=second.refused, chars=len(second.text))
-        kept = answer
+        kept = checked
         if not second.refused:
-            again = self._cite(question, second, entries, trace)
-            new_lead = _lead(again)
-            if new_lead is not None and new_lead.kind == "cited":
+            again = self._check(question, second, entries, trace)
+            if not again.answer_unsupported(question) and again.answer_at(question) is not None:
                 kept = again
-        # The outputs dict stays in the trace: what was kept is known only after the second citing.
-        out.update(kept="second" if kept is not answer else "first")
-        kept.trace = list(trace.stages)
-        kept.llm = trace.usage()
+        # The outputs dict stays in the trace: what was kept is known only after the second check.
+        out.update(kept="second" if kept is not checked else "first")
         return kept
 
     def _phrase(self, question: str, draft: Draft, answer: Answer, out: dict[str, Any]) -> str | None:
@@ -186,8 +195,9 @@ class CiteG:
             return phrase
         return None
 
-    def _assemble(self, question: str, draft: Draft, units: list[Unit], verified: list[Verified], entries: list[ContextEntry]) -> Answer:
-        results = iter(verified)
+    def _assemble(self, question: str, checked: Checked, entries: list[ContextEntry]) -> Answer:
+        draft, units = checked.draft, checked.units
+        results = iter(checked.verified)
         per_unit_kept: list[list[int]] = []
         kinds: list[SentenceKind] = []
         unit_results: list[Verified | None] = []
@@ -215,7 +225,7 @@ class CiteG:
             sentences=[r for at, r in enumerate(records) if at not in leave_out],
             language=draft.language,
             short_answer=draft.short_answer,
-            withheld=[r for at, r in enumerate(records) if at in leave_out],
+            withheld=checked.replaced + [r for at, r in enumerate(records) if at in leave_out],
         )
 
     def _withheld(self, kinds: list[SentenceKind], texts: list[str], question: str) -> frozenset[int]:
@@ -228,7 +238,7 @@ class CiteG:
         """
         if not self.drafter.answer_form or self.settings.generate.unsupported != "withhold":
             return frozenset()
-        lead = _answer_unit([t if kind != "heading" else None for t, kind in zip(texts, kinds)], question)
+        lead = answer_unit([t if kind != "heading" else None for t, kind in zip(texts, kinds)], question)
         return frozenset(at for at, kind in enumerate(kinds) if kind == "unsupported" and at != lead)
 
 
@@ -238,13 +248,6 @@ def _disputed_by(verified: Verified | None, by_number: dict[int, ContextEntry]) 
         return []
     return [{"doc_id": by_number[n].source.doc_id, "title": by_number[n].source.title, "link": by_number[n].source.link,
              "sentence": sentence} for n, sentence in verified.disputed.items()]
-
-
-def _answer_unit(texts: list[str | None], question: str) -> int | None:
-    """The index of the sentence that answers: the first (``None`` entries are headings) that does not
-    only restate ``question``, else the first."""
-    sentences = [at for at, text in enumerate(texts) if text is not None]
-    return next((at for at in sentences if not restates(texts[at] or "", question)), sentences[0] if sentences else None)
 
 
 def _lead(answer: Answer) -> SentenceRecord | None:

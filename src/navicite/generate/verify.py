@@ -58,23 +58,29 @@ def closest_sentence(claim: str, entries: Iterable[ContextEntry]) -> str | None:
     claim "... on exactly day 90 is 1.5 mg/dl" (its number is left out of the match, so the
     sentence with the right value is not passed over for a table row holding the wrong one).
     """
+    found = closest_in(claim, entries)
+    return found[1] if found is not None else None
+
+
+def closest_in(claim: str, entries: Iterable[ContextEntry]) -> tuple[ContextEntry, str] | None:
+    """:func:`closest_sentence` with the source entry that holds it."""
     words = {u: w for u, w in features(claim).items() if not u[0].isdigit()}
     total = sum(words.values())
     if not total:
         return None
-    texts = [split_sentences(entry.text) for entry in entries]
+    texts = [(entry, split_sentences(entry.text)) for entry in entries]
     # Single sentences first, then two in a row ("The Eiffel Tower is ... It was completed in
     # 1889."): a pair is taken only when it shares strictly more than any one sentence.
-    spans = [s for sentences in texts for s in sentences]
-    spans += [f"{a} {b}" for sentences in texts for a, b in zip(sentences, sentences[1:])]
-    best, best_score = None, 0.0
-    for span in spans:
+    spans = [(entry, s) for entry, sentences in texts for s in sentences]
+    spans += [(entry, f"{a} {b}") for entry, sentences in texts for a, b in zip(sentences, sentences[1:])]
+    best: tuple[ContextEntry, str] | None = None
+    best_score = 0.0
+    for entry, span in spans:
         found = features(span)
         score = sum(w for u, w in words.items() if u in found) / total
         if score > best_score:
-            best, best_score = " ".join(span.split()), score
+            best, best_score = (entry, " ".join(span.split())), score
     return best
-
 
 
 # A title's note in brackets, "The Shallows (book)": not a word any text names it by.

@@ -1,0 +1,97 @@
+"""A draft after verification, and what the answer form does when its answer sentence is not supported.
+
+:class:`Checked` holds a draft's units with each sentence's verification, before markers are
+numbered: the step between checking a draft and assembling the :class:`~navicite.generate.answer.Answer`,
+where CiteG may ask again (``generate.recheck_answer``) or say that the sources do not give the
+answer (``generate.unsupported_answer``, :func:`not_stated`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from navicite.generate.answer import SentenceRecord, SupportCheck
+from navicite.generate.draft import Draft, claim_text, no_answer_text
+from navicite.generate.restate import restates
+from navicite.generate.sources import ContextEntry
+from navicite.generate.verify import Verified, closest_in
+from navicite.text.sentences import Unit
+
+#: The scorer a quoted source sentence's check carries: the sentence is the source's own words.
+QUOTE_CHECK = "quote"
+
+# How the closest source sentence is introduced, by language.
+# (The quote's own full stop goes: the line ends after the quotation mark, where the marker goes.)
+_CLOSEST = {"en": "The closest the sources come is: “{quote}”.", "ko": "자료에서 가장 가까운 내용은 다음과 같습니다: “{quote}”."}
+
+
+@dataclass
+class Checked:
+    """A draft cut into units, with one :class:`Verified` per sentence unit (headings have none)."""
+
+    draft: Draft
+    units: list[Unit]
+    verified: list[Verified]
+    replaced: list[SentenceRecord] = field(default_factory=list)
+    """Sentences of the draft taken out and replaced (shown in the answer's ``withheld``)."""
+
+    def texts(self) -> list[str | None]:
+        """Each unit's text, ``None`` for a heading."""
+        return [u.text if u.kind != "heading" else None for u in self.units]
+
+    def answer_at(self, question: str) -> int | None:
+        """The index of the unit that answers: the first sentence that does not only restate ``question``, else the first."""
+        return answer_unit(self.texts(), question)
+
+    def verified_at(self, at: int) -> Verified:
+        """The verification of sentence unit ``at``."""
+        return self.verified[sum(1 for u in self.units[:at] if u.kind != "heading")]
+
+    def answer_unsupported(self, question: str) -> bool:
+        """Whether the answer sentence is a claim no source was verified for."""
+        at = self.answer_at(question)
+        if at is None:
+            return False
+        v = self.verified_at(at)
+        return not v.kept and v.kind != "general"
+
+
+def answer_unit(texts: list[str | None], question: str) -> int | None:
+    """The index of the sentence that answers: the first (``None`` entries are headings) that does not
+    only restate ``question``, else the first."""
+    sentences = [at for at, text in enumerate(texts) if text is not None]
+    return next((at for at in sentences if not restates(texts[at] or "", question)), sentences[0] if sentences else None)
+
+
+def not_stated(checked: Checked, question: str, entries: list[ContextEntry]) -> Checked:
+    """``checked`` with its unsupported answer sentence replaced by "the sources do not answer this question".
+
+    The draft's sentence goes to ``replaced`` (the answer's JSON lists it under ``withheld``):
+    a small model asked for something the sources lack tends to write the nearest value it
+    read (a default, a neighbouring header's magic number) as the answer, and verification is
+    what catches it. When no other sentence of the draft is cited, the source sentence closest
+    to the refused one in wording is quoted and cited, so the reader sees what the sources do say.
+    """
+    at = checked.answer_at(question)
+    assert at is not None
+    draft, units = checked.draft, checked.units
+    lead = units[at]
+    v = checked.verified_at(at)
+    refused = SentenceRecord(lead.text, "unsupported", [], v.support, v.checks)
+    language = draft.language if draft.language in _CLOSEST else "en"
+    says = no_answer_text(language)
+    text = draft.text[:lead.start] + says + draft.text[lead.end:]
+    shift = len(says) - (lead.end - lead.start)
+    units = [*units[:at], Unit(says, lead.start, lead.start + len(says), lead.kind),
+             *(replace(u, start=u.start + shift, end=u.end + shift) for u in units[at + 1:])]
+    sentence_at = sum(1 for u in checked.units[:at] if u.kind != "heading")
+    verified = [*checked.verified[:sentence_at], Verified("general"), *checked.verified[sentence_at + 1:]]
+    closest = None if any(x.kept for x in verified) else closest_in(claim_text(lead.text), entries)
+    if closest is not None:
+        entry, quote = closest
+        line = _CLOSEST[language].format(quote=quote.rstrip().rstrip(".。"))
+        text = text.rstrip() + "\n\n"
+        units.append(Unit(line, len(text), len(text) + len(line), "sentence"))
+        text += line
+        verified.append(Verified("fact", [entry.number], [SupportCheck(entry.number, entry.source.doc_id, 1.0, True, QUOTE_CHECK)]))
+    return Checked(replace(draft, text=text, short_answer=None), units, verified, [*checked.replaced, refused])
