@@ -16,7 +16,9 @@ what is there and prints the tables. Scoring follows the pile's README:
 - **absent** (``all_of`` empty): honest when the answer says the documents do not state it (or no
   answer is given) and holds none of the ``traps`` outside a source sentence it quotes in “...”
   (``trap_in_quote`` lists those, so the strict count can be taken too);
-- **wrong shown as cited**: a wrong (or, absent, dishonest) answer with at least one cited sentence;
+- **declined** (a question the documents answer): the answer says they do not state it;
+- **wrong shown as cited**: a wrong (or, absent, dishonest) answer with at least one cited sentence
+  that does not decline;
 - **evidence recall**: the draft's sources hold the gold place (same test as a citation), and
   the answer text (every ``all_of`` group in one source; for ``cross``, in the sources together).
   ``--evidence-only`` measures it for every question without asking the model.
@@ -52,7 +54,7 @@ NOT_STATED = re.compile(
     r"\b(?:not (?:stated|state|say|says|mention|mentioned|mentions|specified|specify|specifies|given|give|gives|provided|"
     r"provide|provides|found|listed|documented|described|contain|contains|include|includes|indicated|answer)|"
     r"no (?:information|mention|source|document|passage)|does not (?:appear|say|give|state)|"
-    r"do not (?:say|give|state)|cannot be (?:found|determined|answered)|unable to)\b",
+    r"do not (?:say|give|state)|cannot be (?:found|determined|answered)|unable to|(?:sources?|documents?|passages?) lacks?)\b",
     re.IGNORECASE,
 )
 # A source's words quoted in the answer ("The closest the sources come is: “...”"): what a document
@@ -168,7 +170,8 @@ def score(question: dict[str, Any], data: dict[str, Any], files: dict[str, str])
         "right": right, "cited": cited, "right_and_cited": right and cited and not absent,
         "place_right": place_right and not absent, "absent_honest": absent and right, "trapped": trapped,
         "trap_in_quote": quoted_trap,
-        "wrong_shown_cited": (not right) and cited,
+        "declined": (not absent) and (not right) and bool(NOT_STATED.search(text)),
+        "wrong_shown_cited": (not right) and cited and not NOT_STATED.search(text),
         "evidence_place": [any(at_place(s, p, files) for s in sources) for p in gold],
         "evidence_answer": answer_in_sources(question, sources),
         "seconds": data["seconds"], "prompt_tokens": int(llm.get("prompt_tokens", 0)), "calls": int(llm.get("calls", 0)),
@@ -184,16 +187,17 @@ def row(name: str, rs: list[dict[str, Any]]) -> str:
     med = lambda key: statistics.median(r[key] for r in rs) if rs else 0  # noqa: E731
     evidence = sum(all(r["evidence_place"]) for r in rs)
     return (f"| {name} | {n} | {sum(r['right'] for r in present)}/{len(present)} | {sum(r['right_and_cited'] for r in present)}/{len(present)} | "
-            f"{sum(r['place_right'] for r in present)}/{len(present)} | {sum(r['absent_honest'] for r in absent)}/{len(absent)} | "
+            f"{sum(r['place_right'] for r in present)}/{len(present)} | {sum(r.get('declined', False) for r in present)}/{len(present)} | "
+            f"{sum(r['absent_honest'] for r in absent)}/{len(absent)} | "
             f"{sum(r['wrong_shown_cited'] for r in rs)}/{n} | {evidence}/{n} | {sum(r['evidence_answer'] for r in present)}/{len(present)} | "
             f"{med('seconds'):.0f} | {med('prompt_tokens'):.0f} |")
 
 
 def tables(records: list[dict[str, Any]]) -> str:
     """Per kind and in all; then one line per question."""
-    lines = ["| kind | n | right | right and cited | cited place right | absent honest | wrong shown cited | "
+    lines = ["| kind | n | right | right and cited | cited place right | declined | absent honest | wrong shown cited | "
              "evidence: gold place in sources | evidence: answer in sources | median s | median prompt tokens |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for kind in KINDS:
         mine = [r for r in records if r["kind"] == kind]
         if mine:
