@@ -53,6 +53,10 @@ CONFIGS: dict[str, tuple[str | None, list[str]]] = {
     "old": ("first-release", []),
     "new": (None, []),
     "lean": (None, ["generate.context_budget_tokens=1500"]),
+    # Variants of the verified answer that make no new model call: run them on a copy of ``new``'s
+    # folder (``cp -r OUT/new OUT/flag``) and its LLM cache replays every call.
+    "flag": (None, ["generate.unsupported_answer=flag"]),
+    "nojoint": (None, ["generate.joint_support=false"]),
 }
 README_QUESTION = "Does folic acid supplementation lower blood homocysteine levels?"
 

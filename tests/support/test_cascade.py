@@ -73,6 +73,18 @@ def test_rules_decide_before_the_model_and_the_model_decides_the_rest() -> None:
     assert cascade.fired == {"fragment": 1, "names": 1, "overlap-floor": 1, "overlap-accept": 1}
 
 
+def test_a_sentence_that_only_announces_what_follows_supports_nothing() -> None:
+    # Real pile answers (issue 39): "The format of a request is:" was shown cited to the passage
+    # whose list it introduced; a yes-saying model is never asked.
+    model = _Yes()
+    cascade = Cascade(default_rules(), model)
+    for claim in ("The format of a request is:", "To reproduce it, you can use the following command:"):
+        verdict = cascade.entails([FRANCE], claim)
+        assert (verdict.supported, verdict.by) == (False, "fragment")
+    assert model.shown == []
+    assert cascade.entails([FRANCE], "Paris: the seat of the government and of the parliament.").supported
+
+
 def test_past_the_call_budget_only_a_rule_can_accept() -> None:
     model = _Yes()
     cascade = Cascade(default_rules(), model, max_calls=1)

@@ -63,11 +63,15 @@ def instructs(passage: Passage) -> bool:
 
 
 class Fragment:
-    """A claim of fewer than ``min_units`` content words (one word) states nothing a passage can support.
+    """A claim of fewer than ``min_units`` content words (one word), or one that ends in a colon,
+    states nothing a passage can support.
 
     List items ("Japan.", "HC4.") were cited to passages of another example that merely
     contained the word; no single word is a claim. Alone: refuses 4 of 344 pairs, none labelled
     supported. Held-out: fired once; without it precision 0.700 (0.737 with it), recall equal.
+    A sentence ending in a colon only announces what follows ("The format of a request is:",
+    "... you can use the following command:"): on 13 real pile answers (4 Dec 2026) three such
+    sentences were shown cited, all three read as not supported; no labelled pair ends in one.
     """
 
     name = "fragment"
@@ -78,6 +82,8 @@ class Fragment:
     def decide(self, premises: Sequence[Passage], claim: str, given: Sequence[str]) -> Verdict | None:
         if len(features(claim)) < self.min_units:
             return Verdict(False, 0.0, self.name, "too short to state anything on its own")
+        if claim.rstrip().endswith((":", "：")):
+            return Verdict(False, 0.0, self.name, "announces what follows; states nothing on its own")
         return None
 
 
