@@ -46,6 +46,11 @@ def test_model_written_markers_are_removed() -> None:
         "More bands.\n\nJonny Craig is a singer.")
     assert clean_draft("It grew. In sources 1 and 2, the band split.") == "It grew. The band split."
     assert clean_draft("The data in source 3 is old.") == "The data in source 3 is old."
+    # ... and as a sentence's subject (real pile answers; the reader saw "the third source" cited to [2]).
+    assert clean_draft("The page is bad. The third source states that any other value is an error.") == (
+        "The page is bad. Any other value is an error.")
+    assert clean_draft("Source 2 says the cell is blue.") == "The cell is blue."
+    assert clean_draft("The source states that it is blue.") == "The source states that it is blue."
     assert clean_draft("A source (the 2019 trial) said so.") == "A source (the 2019 trial) said so."
     # A real draft (HotpotQA, embedded model) that copied the prompt's source markup after its answer.
     echoed = 'Jonny Craig has been a member of more bands than Pete Doherty.\n\n1. <source id="1">Title: Jonny Craig\n2. <source id="3">Title: The Libertines'

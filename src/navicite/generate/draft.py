@@ -58,6 +58,14 @@ _SOURCE_LEAD = re.compile(
     r"sources?\s*#?\s*\d+(?:\s*(?:,|and|&)\s*#?\s*\d+)*\s*,\s*(\w)",
     re.IGNORECASE,
 )
+# ... or as the sentence's subject, "The third source states that any other value is an error.":
+# the ordinal is the prompt's numbering, often not even the passage the sentence is cited to.
+_SOURCE_SUBJECT = re.compile(
+    r"(?:^|(?<=[.!?]\s)|(?<=\n))[ \t]*(?:the\s+)?(?:(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
+    r"|\d+(?:st|nd|rd|th))\s+source|source\s*#?\s*\d+)\s+(?:states|says|mentions|notes|explains|indicates|shows|reports"
+    r"|adds|confirms)\s+(?:that\s+)?(\w)",
+    re.IGNORECASE,
+)
 # The prompt's source markup, when the model copies it: a line that is the opening of a source
 # (an optional list number, the tag, its "Title:" line) carries nothing the answer says.
 _ECHOED_SOURCE_LINE = re.compile(r"^[ \t]*(?:\d+[.)][ \t]*)?<source\b[^>\n]*>[ \t]*(?:Title:[^\n]*)?$\n?", re.IGNORECASE | re.MULTILINE)
@@ -205,10 +213,11 @@ def no_answer_text(language: str) -> str:
 
 def clean_draft(text: str) -> str:
     """The model's text without citation markers it was told not to write (``[2]``, "(source 2)",
-    an opening "According to source #2,"), without the prompt's source markup it copied (a list of
+    an opening "According to source #2," or "The second source states that"), without the prompt's source markup it copied (a list of
     ``<source id="1">Title: ...`` lines), and trimmed."""
     text = _ECHOED_SOURCE_LINE.sub("", text)
     text = _SOURCE_LEAD.sub(lambda m: m.group(1).upper(), text)
+    text = _SOURCE_SUBJECT.sub(lambda m: m.group(1).upper(), text)
     return _SLOTTED_ANSWER.sub(r"\1\2", _MODEL_MARKERS.sub("", _SOURCE_MARKUP.sub("", text))).strip()
 
 
