@@ -83,6 +83,10 @@ def test_a_sentence_that_only_announces_what_follows_supports_nothing() -> None:
         assert (verdict.supported, verdict.by) == (False, "fragment")
     assert model.shown == []
     assert cascade.entails([FRANCE], "Paris: the seat of the government and of the parliament.").supported
+    paper = Passage("The Strucplot Framework: Visualizing Multi-way Contingency Tables with vcd",
+                    "The Strucplot Framework: Visualizing Multi-way Contingency Tables with vcd. David Meyer ...")
+    for title in ("The Strucplot Framework: Visualizing Multi-way Contingency Tables with vcd.", "The strucplot framework"):
+        assert cascade.entails([paper], title).by == "fragment"
 
 
 def test_past_the_call_budget_only_a_rule_can_accept() -> None:

@@ -72,6 +72,8 @@ class Fragment:
     A sentence ending in a colon only announces what follows ("The format of a request is:",
     "... you can use the following command:"): on 13 real pile answers (4 Dec 2026) three such
     sentences were shown cited, all three read as not supported; no labelled pair ends in one.
+    Nor does a sentence that is only the passage's title ("The Strucplot Framework."): two such
+    were shown cited in the same answers, read as not supported.
     """
 
     name = "fragment"
@@ -84,7 +86,20 @@ class Fragment:
             return Verdict(False, 0.0, self.name, "too short to state anything on its own")
         if claim.rstrip().endswith((":", "：")):
             return Verdict(False, 0.0, self.name, "announces what follows; states nothing on its own")
+        if _is_title(claim, premises):
+            return Verdict(False, 0.0, self.name, "the passage's title, not a statement")
         return None
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+
+
+def _is_title(claim: str, premises: Sequence[Passage]) -> bool:
+    """Whether ``claim`` is only a premise's title, or its main part before a colon: "The Strucplot
+    Framework." was shown cited to the paper it names (real pile answers, 4 Dec 2026)."""
+    said = _plain(claim)
+    return bool(said) and any(said in (_plain(p.title), _plain(p.title.split(":")[0])) for p in premises if p.title)
 
 
 class Names:
