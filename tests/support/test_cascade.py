@@ -89,6 +89,20 @@ def test_a_sentence_that_only_announces_what_follows_supports_nothing() -> None:
         assert cascade.entails([paper], title).by == "fragment"
 
 
+def test_a_section_number_is_no_version() -> None:
+    # The pile's absent question (issue 40): "In which Bash version was coproc introduced?" was
+    # answered with the number of the manual's section on coprocesses, and the model accepted it.
+    model = _Yes()
+    cascade = Cascade(default_rules(), model)
+    manual = Passage("Bash Reference Manual", "3.2.6 Coprocesses\nA coprocess is a shell command preceded by the coproc reserved word.")
+    verdict = cascade.entails([manual], "The coproc keyword for coprocesses was introduced in Bash version 3.2.6.")
+    assert (verdict.supported, verdict.by) == (False, "section-number") and model.shown == []
+    # Named as a section, or given in the text as a value, the number goes on to the model.
+    assert cascade.entails([manual], "Section 3.2.6 of the manual describes coprocesses.").by == "llm"
+    release = Passage("Bash NEWS", "Bash added the coproc reserved word in version 4.0.\n4.1 Other changes")
+    assert cascade.entails([release], "The coproc reserved word was added in Bash version 4.0.").supported
+
+
 def test_past_the_call_budget_only_a_rule_can_accept() -> None:
     model = _Yes()
     cascade = Cascade(default_rules(), model, max_calls=1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from navicite.support.base import Passage, SupportJudge, Verdict
-from navicite.support.rules import Fragment, Names, OverlapAccept, OverlapFloor, Rule, Subject, Wording, instructs
+from navicite.support.rules import Fragment, Names, OverlapAccept, OverlapFloor, Rule, SectionNumber, Subject, Wording, instructs
 from navicite.support.words import span_support
 
 #: The name a verdict carries when an instructing passage was set aside and nothing was left.
@@ -70,7 +70,7 @@ class Cascade:
 
 def default_rules(novel_words: int = 0, accept: float = 0.8) -> list[Rule]:
     """The rules kept after measurement, cheapest first (``novel_words`` 0, the default: the wording rule is off)."""
-    rules: list[Rule] = [Fragment(), Names(), Subject()]
+    rules: list[Rule] = [Fragment(), Names(), SectionNumber(), Subject()]
     if novel_words:
         rules.append(Wording(novel_words))
     rules += [OverlapFloor(), OverlapAccept(accept)]
