@@ -138,7 +138,8 @@ def render_answer(answer: Answer, console: Console, show_timing: bool = False) -
         )
     if answer.withheld:
         parts.append(Text(f"\n{len(answer.withheld)} sentence(s) of the draft that no source supports were left out "
-                          "(--json lists them as 'withheld'; -s generate.unsupported=flag shows them marked).", style="dim"))
+                          "(--json lists them as 'withheld'; -s generate.unsupported=flag shows them marked, "
+                          "-s generate.unsupported_answer=flag the answer the model wrote).", style="dim"))
     parts.append(Rule("sources" if answer.citations else "no sources cited", style="dim"))
     if answer.citations:
         parts.append(citation_table(answer))
