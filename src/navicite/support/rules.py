@@ -6,7 +6,8 @@ A rule returns a :class:`~navicite.support.base.Verdict` when the words settle t
 often it decides and how often against the person's label; in the verifier, on the first pairs
 of the held-out part with the embedded model (110 pairs), how often it fired and the precision /
 recall without it (all rules: precision 0.737, recall 0.255; the verifier of f4b0ade 0.615 /
-0.291; the shipped cascade, without wording and overlap-accept, 0.870 / 0.364).
+0.291; the shipped cascade, without wording and overlap-accept, 0.870 / 0.364). On all 144
+held-out pairs the shipped cascade gives 0.828 / 0.343 (f4b0ade's 0.606 / 0.286).
 """
 
 from __future__ import annotations
@@ -110,7 +111,8 @@ class Names:
     Alone: refuses 82 of 344 pairs, 28 of them labelled supported (paraphrases naming things
     their evidence words otherwise: "President Franklin D. Roosevelt", "Achim Zeileis" for
     "Zeileis A"). Held-out, in the shipped cascade: fired 25 times; without it precision 0.828,
-    recall 0.436 (0.870 / 0.364 with it): more precision for less recall. On the 24 real pile
+    recall 0.436 (0.870 / 0.364 with it); all 144: 0.806 / 0.414 without, 0.828 / 0.343 with:
+    more precision for less recall. On the 24 real pile
     answers of 4 Dec 2026 (final run) it refused 38 of 174 (sentence, source) checks, the model
     decided 80, the joint judge 30, the fragment rule 23."""
 
@@ -164,7 +166,8 @@ class Subject:
     """The claim says of one subject what a passage sentence says of another ("Pete Doherty is an
     English rock band, formed in London in 1997" from "The Libertines are an English rock band, ...").
 
-    Alone: refuses 3 of 344 pairs, 1 labelled supported. Held-out: fired once, no change without it."""
+    Alone: refuses 3 of 344 pairs, 1 labelled supported. Held-out, all 144 pairs: fired twice;
+    without it precision 0.800 (0.828 with it), recall equal."""
 
     name = "subject"
 
