@@ -30,16 +30,6 @@ def make_index(tmp_path: Path) -> Callable[..., LexicalIndex]:
     return make
 
 
-def ids(hits: list) -> list[str]:
-    return [h.doc_id for h in hits]
-
-
-def search(index: LexicalIndex, text: str, **kw: object) -> list[str]:
-    query = free_text(text)
-    assert query is not None
-    return ids(index.search(query, **kw))
-
-
 def test_create_gives_the_tantivy_backend_and_is_a_lexical_index(tmp_path: Path) -> None:
     index = create(load_settings(tmp_path))
     assert isinstance(index, TantivyIndex) and isinstance(index, LexicalIndex)
@@ -116,7 +106,7 @@ def test_open_reader_sees_other_writers_commits(docs: list[Document], tmp_path: 
     while reader_side.count() != len(docs) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert reader_side.count() == len(docs)
-    assert search(reader_side, "diuretics") == ["heart"]
+    assert [h.doc_id for h in reader_side.search(free_text("diuretics"))] == ["heart"]
 
 
 @pytest.mark.parametrize("old_format", [2, 3, 999])

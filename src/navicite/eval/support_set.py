@@ -1,4 +1,5 @@
-"""The labelled support set: (claim, cited passages) pairs a person labelled (``navicite/data/support``).
+"""The labelled support set: (claim, cited passages) pairs with a reader's label (``navicite/data/support``;
+people for ExpertQA and SciFact, an assistant reading session for the hand-written parts).
 
 Each line of the set's JSONL files is one pair: ``claim``, ``passages`` (``title``, ``text``),
 ``label`` (``supported``, ``partly`` or ``not_supported``), ``reason`` (wrong subject, wrong

@@ -43,9 +43,13 @@ class Checked:
         """The index of the unit that answers: the first sentence that does not only restate ``question``, else the first."""
         return answer_unit(self.texts(), question)
 
+    def sentence_index(self, at: int) -> int:
+        """The position in ``verified`` of unit ``at`` (headings have no verification)."""
+        return sum(1 for u in self.units[:at] if u.kind != "heading")
+
     def verified_at(self, at: int) -> Verified:
         """The verification of sentence unit ``at``."""
-        return self.verified[sum(1 for u in self.units[:at] if u.kind != "heading")]
+        return self.verified[self.sentence_index(at)]
 
     def answer_unsupported(self, question: str) -> bool:
         """Whether the answer sentence is a claim no source was verified for."""
@@ -84,7 +88,7 @@ def not_stated(checked: Checked, question: str, entries: list[ContextEntry]) -> 
     shift = len(says) - (lead.end - lead.start)
     units = [*units[:at], Unit(says, lead.start, lead.start + len(says), lead.kind),
              *(replace(u, start=u.start + shift, end=u.end + shift) for u in units[at + 1:])]
-    sentence_at = sum(1 for u in checked.units[:at] if u.kind != "heading")
+    sentence_at = checked.sentence_index(at)
     verified = [*checked.verified[:sentence_at], Verified("general"), *checked.verified[sentence_at + 1:]]
     closest = None if any(x.kept for x in verified) else closest_in(claim_text(lead.text), entries)
     if closest is not None:

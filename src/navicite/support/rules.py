@@ -135,7 +135,7 @@ class SectionNumber:
     introduced in Bash version 3.2.6"). A claim that calls it a section ("section 3.2.6") is left alone.
 
     On the 4 Dec 2026 answers (477 cited sentences of the pile, HotpotQA and the shared PDFs,
-    read by people) it fires on that one sentence only, read as not supported in every arm; no
+    read by assistant reading sessions) it fires on that one sentence only, read as not supported in every arm; no
     labelled pair holds such a number."""
 
     name = "section-number"
