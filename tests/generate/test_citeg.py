@@ -313,6 +313,19 @@ def test_an_answer_no_source_supports_is_said_missing_with_the_closest_source_se
     assert [s.text for s in answer.withheld] == ["The Eiffel Tower was completed in 1887."] and answer.short_answer is None
 
 
+def test_a_draft_opening_with_its_sources_title_is_answered_by_the_sentence_after(scripted_llm, tmp_path) -> None:
+    # Pile question 6 (4 Dec 2026): the title was taken for the answer and replaced by "not stated",
+    # above the cited sentence that answered.
+    draft = "Lattice towers of Paris. The Eiffel Tower was completed in 1889."
+    align = {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}, {"index": 2, "kind": "fact", "sources": [1]}]}
+    towers = Source("d1", "Lattice towers of Paris", SOURCES[0].text, "http://a", 3.0)
+    answer = default_citeg(scripted_llm(draft, align), tmp_path, "generate.answer_phrase=false").run(
+        "When was the Eiffel Tower completed?", [towers, *SOURCES[1:]])
+    assert answer.answer == "The Eiffel Tower was completed in 1889 [1]."
+    assert [s.text for s in answer.withheld] == ["Lattice towers of Paris."]
+    assert {c.scorer for c in answer.withheld[0].checks} == {"fragment"}
+
+
 def test_cited_with_passages_lists_each_cited_sentence_beside_its_passages(scripted_llm, tmp_path) -> None:
     answer = citeg(scripted_llm(DRAFT, ALIGN), tmp_path).run("When was the Eiffel Tower built?", SOURCES)
     sheet = answer.cited_with_passages()

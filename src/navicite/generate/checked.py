@@ -40,8 +40,16 @@ class Checked:
         return [u.text if u.kind != "heading" else None for u in self.units]
 
     def answer_at(self, question: str) -> int | None:
-        """The index of the unit that answers: the first sentence that does not only restate ``question``, else the first."""
-        return answer_unit(self.texts(), question)
+        """The index of the unit that answers: the first sentence that states something and does
+        not only restate ``question``.
+
+        A fragment is no answer: a draft that opens with its source's title ("The Strucplot
+        Framework: ...") had that title taken for the answer, refused, and replaced by "the
+        sources do not answer", above a cited sentence that did (pile question 6, 4 Dec 2026).
+        """
+        texts = self.texts()
+        fragments = {at for at, text in enumerate(texts) if text is not None and self.verified_at(at).states_nothing}
+        return answer_unit([None if at in fragments else text for at, text in enumerate(texts)], question)
 
     def sentence_index(self, at: int) -> int:
         """The position in ``verified`` of unit ``at`` (headings have no verification)."""

@@ -18,7 +18,7 @@ from navicite.config import Settings
 from navicite.errors import UserInputError
 from navicite.generate.align import Aligner, AlignResult, create_aligner
 from navicite.generate.answer import Answer, SentenceKind, SentenceRecord, Source
-from navicite.generate.checked import Checked, answer_unit, not_stated
+from navicite.generate.checked import Checked, not_stated
 from navicite.generate.cite import assign_markers, insert_markers
 from navicite.generate.draft import Draft, Drafter, answer_length, claim_text, is_no_answer_sentence
 from navicite.generate.phrase import PhraseFinder
@@ -217,7 +217,7 @@ class CiteG:
             SentenceRecord(u.text, kind, m, v.support if v else None, v.checks if v else [], _disputed_by(v, by_number))
             for u, kind, m, v in zip(units, kinds, markers.per_unit, unit_results)
         ]
-        leave_out = self._withheld(kinds, [u.text for u in units], question)
+        leave_out = self._withheld(kinds, checked.answer_at(question))
         return Answer(
             question=question,
             answer=insert_markers(draft.text, units, markers.per_unit, leave_out),
@@ -228,17 +228,13 @@ class CiteG:
             withheld=checked.replaced + [r for at, r in enumerate(records) if at in leave_out],
         )
 
-    def _withheld(self, kinds: list[SentenceKind], texts: list[str], question: str) -> frozenset[int]:
-        """The units to leave out of the answer: in the answer form, every unsupported sentence but the first
-        (the answer itself, shown marked so the reader sees it could not be checked).
-
-        The first sentence that says more than the question does: a lead that only restates the
-        question ("Both papers are JSS articles.") answers nothing, and withholding the sentence
-        after it would leave the restatement shown as the answer.
+    def _withheld(self, kinds: list[SentenceKind], lead: int | None) -> frozenset[int]:
+        """The units to leave out of the answer: in the answer form, every unsupported sentence but
+        ``lead``, the answer itself (:meth:`Checked.answer_at`), shown marked so the reader sees it
+        could not be checked.
         """
         if not self.drafter.answer_form or self.settings.generate.unsupported != "withhold":
             return frozenset()
-        lead = answer_unit([t if kind != "heading" else None for t, kind in zip(texts, kinds)], question)
         return frozenset(at for at, kind in enumerate(kinds) if kind == "unsupported" and at != lead)
 
 

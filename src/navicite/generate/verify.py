@@ -36,7 +36,7 @@ from navicite.llm.base import LLM
 from navicite.support.base import Passage, SupportJudge, Verdict
 from navicite.support.cascade import UNDECIDED, Cascade, default_rules
 from navicite.support.llm import LLMJudge
-from navicite.support.rules import OverlapAccept, instructs
+from navicite.support.rules import Fragment, OverlapAccept, instructs
 from navicite.support.words import disputing_sentence, features, lexical_support, mentions, same_script, source_vocabulary, unmentioned
 from navicite.text.sentences import split_sentences
 
@@ -151,6 +151,11 @@ class Verified:
     def support(self) -> float | None:
         scores = [c.score for c in self.checks if c.kept]
         return max(scores) if scores else None
+
+    @property
+    def states_nothing(self) -> bool:
+        """Whether every check found the sentence a fragment (a title, a lead-in ending in a colon): no claim at all."""
+        return bool(self.checks) and all(c.scorer == Fragment.name for c in self.checks)
 
 
 class Verifier:
