@@ -329,3 +329,15 @@ def test_two_sources_make_a_claim_together_only_when_linked(scripted_llm) -> Non
     page_3 = ContextEntry(3, Source("paper", "Cox models", "The data set is made by finegray."), "The data set is made by finegray.", False)
     page_4 = ContextEntry(4, Source("paper", "Cox models", "Fine-Gray models weight the rows."), "Fine-Gray models weight the rows.", False)
     assert linked([page_3, page_4], ["finegray builds the Fine-Gray data set."])
+
+
+def test_two_passages_of_one_long_document_are_linked_in_one_section_or_side_by_side() -> None:
+    # Pile question 2 (4 Dec 2026): a Stata module made an "alternative" from §2.5 and §4 of one paper.
+    def part(n: int, position: int, section: tuple[str, ...]) -> ContextEntry:
+        return ContextEntry(n, Source("paper", "Clustered covariances", "text", passage_id=f"paper#p{position}",
+                                      position=position, section=section), "text", False)
+    stata, software = part(1, 19, ("2 Theory", "2.5 Stata")), part(2, 44, ("4 Software",))
+    assert not linked([stata, software], ["avar is an alternative to xtpcse."])
+    assert linked([stata, part(3, 21, ("2 Theory", "2.5 Stata"))], ["x"])  # one section
+    assert linked([software, part(4, 45, ("5 Examples",))], ["x"])  # neighbours across a heading
+    assert not linked([part(5, 3, ()), part(6, 9, ())], ["x"])  # far apart in an unsectioned text
