@@ -82,3 +82,10 @@ def test_looks_factual() -> None:
     assert not looks_factual("I don't know the answer to this.")
     assert not looks_factual("Yes [1].")
     assert not looks_factual("Gallu are demons [2].")  # three words; the marker and stop are not words
+
+
+def test_a_cited_list_is_split_as_the_generator_cut_it() -> None:
+    # CiteG checks a lead-in and its short items as one sentence and puts the marker after the last item.
+    [listed, done] = split_cited("The countries are:\n- Japan\n- USA [1]\n\nDone here now [2].")
+    assert listed.markers == (1,) and listed.claim == "The countries are: - Japan - USA"
+    assert done.markers == (2,)

@@ -326,6 +326,14 @@ def test_a_draft_opening_with_its_sources_title_is_answered_by_the_sentence_afte
     assert {c.scorer for c in answer.withheld[0].checks} == {"fragment"}
 
 
+def test_a_lead_in_and_its_short_list_items_are_checked_and_cited_as_one_sentence(scripted_llm, tmp_path) -> None:
+    draft = "The Eiffel Tower in Paris:\n- a lattice tower\n- completed in 1889"
+    llm = scripted_llm(draft, {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]})
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run("What is the Eiffel Tower?", SOURCES)
+    assert answer.answer == draft + " [1]"
+    assert [(s.text, s.kind) for s in answer.sentences] == [(draft, "cited")]
+
+
 def test_cited_with_passages_lists_each_cited_sentence_beside_its_passages(scripted_llm, tmp_path) -> None:
     answer = citeg(scripted_llm(DRAFT, ALIGN), tmp_path).run("When was the Eiffel Tower built?", SOURCES)
     sheet = answer.cited_with_passages()

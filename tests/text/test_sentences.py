@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from navicite.text.sentences import segment_text
+from navicite.text.sentences import join_short_lists, segment_text
 
 
 def sentences(text: str, language: str = "en") -> list[str]:
@@ -146,3 +146,24 @@ def test_a_title_that_is_a_whole_sentence_is_a_claim() -> None:
         ("heading", "Body"),
         ("sentence", "She was a physicist."),
     ]
+
+
+def test_a_lead_in_and_its_short_list_items_are_one_unit() -> None:
+    # Readers marked bare items ("the content of the tiles", "Japan") unsupported whatever their
+    # passage said: a label states nothing; with its lead-in it is one checkable claim.
+    text = "Intro.\nThe layout controls these aspects:\n• the content of the tiles\n• the split direction\n\nThe end."
+    units = join_short_lists(text, segment_text(text))
+    assert [u.text for u in units] == ["Intro.", "The layout controls these aspects:\n• the content of the tiles\n• the split direction",
+                                       "The end."]
+    assert all(text[u.start:u.end] == u.text for u in units) and units[1].kind == "sentence"
+    # A short lead-in ("The countries are:") is a heading on its own; joined, it is a sentence.
+    text = "The countries are:\n- Japan\n- USA"
+    assert [(u.kind, u.text) for u in join_short_lists(text, segment_text(text))] == [("sentence", text)]
+
+
+def test_list_items_that_are_sentences_stay_apart() -> None:
+    text = ("Steps:\n1. Run the installer with the default options and wait for it to finish.\n"
+            "2. Restart the machine so that the new drivers load.")
+    assert join_short_lists(text, segment_text(text)) == segment_text(text)
+    text = "Two things:\n- Japan"  # one item: nothing to join
+    assert join_short_lists(text, segment_text(text)) == segment_text(text)

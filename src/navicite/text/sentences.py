@@ -71,6 +71,46 @@ def segment_text(text: str, language: str = "en") -> list[Unit]:
     return [u for u in units if u.text]
 
 
+#: Most words a list item may have to be joined to its lead-in (a label, not a sentence of its own).
+SHORT_ITEM_WORDS = 8
+
+
+def join_short_lists(text: str, units: list[Unit], max_words: int = SHORT_ITEM_WORDS) -> list[Unit]:
+    """``units`` with each lead-in ending in a colon and the short list items right after it made one sentence.
+
+    "The countries are:" followed by "- Japan" and "- USA" is one statement; cut into units, each
+    item is a bare label that states nothing a passage can be checked for (readers marked such
+    items unsupported whatever their passage said), and the lead-in alone is a fragment. Joined, the
+    unit spans from the lead-in to the last item, so the claim is checked and cited whole. Lists of
+    longer items (sentences of their own) stay one unit per item.
+    """
+    out: list[Unit] = []
+    at = 0
+    while at < len(units):
+        lead = units[at]
+        items = []
+        if lead.text.endswith(":"):
+            for unit in units[at + 1:]:
+                if unit.kind != "sentence" or not _whole_list_line(text, unit):
+                    break
+                items.append(unit)
+        if len(items) >= 2 and all(len(u.text.split()) <= max_words for u in items):
+            out.append(Unit(text[lead.start:items[-1].end], lead.start, items[-1].end, "sentence"))
+            at += 1 + len(items)
+        else:
+            out.append(lead)
+            at += 1
+    return out
+
+
+def _whole_list_line(text: str, unit: Unit) -> bool:
+    """Whether ``unit`` is a whole list item: the rest of its line after the bullet."""
+    line_start = text.rfind("\n", 0, unit.start) + 1
+    line_end = text.find("\n", unit.end)
+    bullet = _LIST_ITEM.match(text[line_start:unit.start])
+    return bool(bullet) and line_start + bullet.end() == unit.start and not text[unit.end:line_end if line_end >= 0 else len(text)].strip()
+
+
 def split_sentences(text: str, language: str = "en") -> list[str]:
     """The texts of ``text``'s units (sentences, list items and headings), in order."""
     return [unit.text for unit in segment_text(text, language)]
