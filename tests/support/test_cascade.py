@@ -103,23 +103,6 @@ def test_a_section_number_is_no_version() -> None:
     assert cascade.entails([release], "The coproc reserved word was added in Bash version 4.0.").supported
 
 
-def test_a_technical_term_the_question_asks_about_must_be_in_the_passage() -> None:
-    # Pile question 15 (issue 40), whose answer no document gives: the WAL header's magic number
-    # was stated as the wal-index's, and the model accepted it.
-    model = _Yes()
-    cascade = Cascade(default_rules(), model)
-    wal = Passage("Database File Format", "The WAL header is 32 bytes.\nOffset: 0 | Magic number. 0x377f0682 or 0x377f0683")
-    question = "What magic number appears in the header of SQLite's wal-index (the -shm file)?"
-    verdict = cascade.entails([wal], "The magic number in the header of the wal-index is 0x377f0682.", [question])
-    assert (verdict.supported, verdict.by) == (False, "names") and "wal-index" in verdict.reason and model.shown == []
-    # The question's words written otherwise in the passage ("Fine-Gray" / "finegray"), or its
-    # plain words, are still the user's own: the claim goes on to the model.
-    finegray = Passage("Competing risks", "The data set can be created using the finegray command.")
-    asked = ["Which command builds the data set for a Fine-Gray model?"]
-    assert cascade.entails([finegray], "The command for a Fine-Gray model's data set is finegray.", asked).by == "llm"
-    assert cascade.entails([wal], "The WAL header's magic number is 0x377f0682.", [question]).by == "llm"
-
-
 def test_past_the_call_budget_only_a_rule_can_accept() -> None:
     model = _Yes()
     cascade = Cascade(default_rules(), model, max_calls=1)

@@ -173,30 +173,6 @@ def unmentioned(claim: str, source_texts: Iterable[str]) -> list[str]:
     return [n for n in names if not any(mentions(n, v) for v in vocabularies)]
 
 
-# A lower-case hyphenated term ("wal-index", "with-colons"): how technical documents name their parts.
-_HYPHENATED = re.compile(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
-
-
-def _squeezed(text: str) -> str:
-    """``text`` lower-cased without hyphens, underscores and spaces ("Fine-Gray" and "finegray" meet)."""
-    return re.sub(r"[-_\s]", "", text.lower())
-
-
-def unheld_question_terms(claim: str, question: str, source_texts: Iterable[str]) -> list[str]:
-    """The technical terms (code-like tokens, lower-case hyphenated words) ``claim`` repeats from
-    ``question`` that none of ``source_texts`` holds, hyphens, underscores and case aside.
-
-    The question's own names are the user's words, so :func:`unmentioned` is given the question
-    too; but a claim about the very part the user asked for ("the magic number of the wal-index")
-    cannot be supported by a passage that never names that part (it gave the WAL header's).
-    """
-    asked = question.lower()
-    terms = [n for n in claim_names(claim) if not n[0].isdigit() and not n.replace("-", "").replace("'", "").replace("’", "").isalpha()]
-    terms += _HYPHENATED.findall(claim)
-    held = _squeezed(" ".join(source_texts))
-    return [t for t in dict.fromkeys(terms) if t.lower() in asked and _squeezed(t).rstrip("()") not in held]
-
-
 # Words an answer uses to talk about its sources ("The sources confirm this by stating that ..."),
 # not to claim anything: never counted as new.
 _REPORTING = frozenset(
