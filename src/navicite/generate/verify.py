@@ -266,9 +266,9 @@ class Verifier:
     def _together(self, sentence: str, result: Verified, proposed: list[ContextEntry], entries: list[ContextEntry]) -> None:
         """Keep the pair of sources that together support ``sentence``, if the judge says so.
 
-        The pair: the source with the best overlap, then the one naming most of what it lacks,
-        else adding most of its missing words (the aligner's proposals first among equals); only
-        a :func:`linked` pair (two unrelated pages only lend a claim words).
+        The pair: the source with the best overlap, then, among the sources :func:`linked` to it
+        (two unrelated pages only lend a claim words), the one naming most of what it lacks, else
+        adding most of its missing words (the aligner's proposals first among equals).
         """
         if len(entries) < 2:
             return
@@ -283,9 +283,10 @@ class Verifier:
             return sum(mentions(name, vocabulary) for name in lacking)
 
         rest = {u: w for u, w in units.items() if u not in vocab[first.number]}
-        second = max((e for e in candidates if e is not first),
-                     key=lambda e: (names(e), sum(w for u, w in rest.items() if u in vocab[e.number])))
-        if linked([first, second], [sentence, *self._given]):
+        said = [sentence, *self._given]
+        others = [e for e in candidates if e is not first and linked([first, e], said)]
+        if others:
+            second = max(others, key=lambda e: (names(e), sum(w for u, w in rest.items() if u in vocab[e.number])))
             self._judge(result, sentence, [first, second], name=JOINT_CHECK)
 
 
