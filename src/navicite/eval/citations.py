@@ -23,7 +23,7 @@ from typing import Any
 
 from navicite.eval.judge import EntailmentJudge
 from navicite.support.llm import titled
-from navicite.text.sentences import join_short_lists, segment_text
+from navicite.text.sentences import answer_units
 
 _MARKER = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
 # A marker with the space before it: "in 1820 [1]." is judged as "in 1820.", not "in 1820 ." (the
@@ -54,7 +54,7 @@ def split_cited(answer: str, language: str = "en") -> list[CitedSentence]:
     """Sentences of an answer (cut as the generator cuts its drafts) with their markers;
     a marker just after a full stop stays with its sentence."""
     sentences: list[CitedSentence] = []
-    for unit in join_short_lists(answer, segment_text(answer, language)):
+    for unit in answer_units(answer, language):
         text = unit.text.strip()
         if not text:
             continue

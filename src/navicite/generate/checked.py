@@ -47,9 +47,9 @@ class Checked:
         Framework: ...") had that title taken for the answer, refused, and replaced by "the
         sources do not answer", above a cited sentence that did (pile question 6, 4 Dec 2026).
         """
-        texts = self.texts()
-        fragments = {at for at, text in enumerate(texts) if text is not None and self.verified_at(at).states_nothing}
-        return answer_unit([None if at in fragments else text for at, text in enumerate(texts)], question)
+        sentences = [at for at, u in enumerate(self.units) if u.kind != "heading"]
+        fragments = {at for at, v in zip(sentences, self.verified) if v.states_nothing}
+        return answer_unit([None if at in fragments else text for at, text in enumerate(self.texts())], question)
 
     def sentence_index(self, at: int) -> int:
         """The position in ``verified`` of unit ``at`` (headings have no verification)."""

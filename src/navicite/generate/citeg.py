@@ -27,7 +27,7 @@ from navicite.generate.verify import CONFIRM_CHECK, JOINT_CHECK, Verified, close
 from navicite.llm.base import LLM
 from navicite.stages import StageRecorder
 from navicite.text.language import question_language
-from navicite.text.sentences import join_short_lists, segment_text
+from navicite.text.sentences import answer_units
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ class CiteG:
     def _check(self, question: str, draft: Draft, entries: list[ContextEntry], trace: StageRecorder) -> Checked:
         """The draft cut into units, each sentence aligned to sources and verified against them."""
         with trace.stage("segment") as out:
-            units = join_short_lists(draft.text, segment_text(draft.text, draft.language))
+            units = answer_units(draft.text, draft.language)
             sentences = [u for u in units if u.kind == "sentence"]
             out.update(units=len(units), sentences=len(sentences))
         texts = [u.text for u in sentences]

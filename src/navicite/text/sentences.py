@@ -111,6 +111,12 @@ def _whole_list_line(text: str, unit: Unit) -> bool:
     return bool(bullet) and line_start + bullet.end() == unit.start and not text[unit.end:line_end if line_end >= 0 else len(text)].strip()
 
 
+def answer_units(text: str, language: str = "en") -> list[Unit]:
+    """An answer's units as CiteG checks and cites them, and as the citation metric scores them:
+    :func:`segment_text`, with each lead-in and its short list items one sentence (:func:`join_short_lists`)."""
+    return join_short_lists(text, segment_text(text, language))
+
+
 def split_sentences(text: str, language: str = "en") -> list[str]:
     """The texts of ``text``'s units (sentences, list items and headings), in order."""
     return [unit.text for unit in segment_text(text, language)]
