@@ -439,8 +439,10 @@ class GenerateSettings(Section):
         True, description="Answer form: one short call takes the name, number or date the first sentence gives out of it, "
         "shown above the answer (not for how/why questions; off saves the call)."
     )
-    verifier: Literal["lexical", "llm", "hybrid"] = Field(
-        "hybrid", description="Support scorer: word overlap, the LLM as a yes/no judge, or overlap first and the judge when unsure."
+    verifier: Literal["lexical", "llm", "hybrid", "trained"] = Field(
+        "hybrid", description="Support judge: 'trained' (navicite's trained support judge, the word rules and the LLM as one "
+        "calibrated score; the LLM asked only where its vote can change the verdict), 'hybrid' (word rules, then the LLM "
+        "as a yes/no judge), 'llm' (the same), or 'lexical' (word overlap alone, no model)."
     )
     lexical_accept: float = Field(
         0.8, ge=0.0, le=1.0, description="Lexical verifier (no model): a claim whose words one passage sentence (or two in a "

@@ -373,3 +373,14 @@ def test_sources_that_disagree_on_a_cited_claim_are_shown_disagreeing(scripted_l
     from navicite.generate.render import answer_text
 
     assert "sources disagree: Old atlas says" in answer_text(answer).plain
+
+
+def test_a_refused_opening_above_a_cited_sentence_that_answers_is_left_out_not_said_missing(scripted_llm, tmp_path) -> None:
+    # Held-out pile (5 Dec 2026): "The sources do not answer this question." above the cited answer.
+    draft = "The tower was finished in 1887.\n\nThe Eiffel Tower was completed in 1889."
+    answer = default_citeg(scripted_llm(draft, ONE_FACT), tmp_path, "generate.answer_phrase=false").run(
+        "When was the Eiffel Tower completed?", SOURCES)
+    assert answer.answer == "The Eiffel Tower was completed in 1889 [1]."
+    assert [s.kind for s in answer.sentences] == ["cited"]
+    assert [s.text for s in answer.withheld] == ["The tower was finished in 1887."]
+    assert "do not answer" not in answer.answer

@@ -32,3 +32,13 @@ def test_an_answer_naming_a_word_of_the_question_again_is_no_restatement() -> No
     # The answer is a word the question already holds ("honey" of "honey bees"): it stands twice.
     assert not restates("Honey bees make honey from nectar.", "What do honey bees make from nectar?")
     assert restates("Honey bees make it from nectar.", "What do honey bees make from nectar?")
+
+
+def test_a_sentence_addresses_a_question_when_it_holds_most_of_its_words_and_adds_one() -> None:
+    from navicite.generate.restate import addresses
+
+    question = "When was the Eiffel Tower completed?"
+    assert addresses("The Eiffel Tower was completed in 1889.", question)
+    assert not addresses("The Eiffel Tower was completed.", question)  # nothing added: a restatement
+    assert not addresses("It is 330 metres tall.", question)
+    assert not addresses("The seat of the government of France is Paris.", "What is the capital of France?")

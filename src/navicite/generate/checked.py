@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from navicite.generate.answer import SentenceRecord, SupportCheck
 from navicite.generate.draft import Draft, claim_text, no_answer_text
-from navicite.generate.restate import restates
+from navicite.generate.restate import addresses, restates
 from navicite.generate.sources import ContextEntry
 from navicite.generate.verify import Verified, closest_in
 from navicite.text.sentences import Unit
@@ -90,6 +90,8 @@ def not_stated(checked: Checked, question: str, entries: list[ContextEntry]) -> 
     lead = units[at]
     v = checked.verified_at(at)
     refused = SentenceRecord(lead.text, "unsupported", [], v.support, v.checks)
+    if _cited_answer_after(checked, at, question):
+        return _without(checked, at, refused)
     language = draft.language if draft.language in _CLOSEST else "en"
     says = no_answer_text(language)
     text = draft.text[:lead.start] + says + draft.text[lead.end:]
@@ -107,3 +109,30 @@ def not_stated(checked: Checked, question: str, entries: list[ContextEntry]) -> 
         text += line
         verified.append(Verified("fact", [entry.number], [SupportCheck(entry.number, entry.source.doc_id, 1.0, True, QUOTE_CHECK)]))
     return Checked(replace(draft, text=text, short_answer=None), units, verified, [*checked.replaced, refused])
+
+
+def _cited_answer_after(checked: Checked, at: int, question: str) -> bool:
+    """Whether a cited sentence after unit ``at`` speaks to the question (:func:`~navicite.generate.restate.addresses`).
+
+    Then that sentence is the answer: a held-out pile answer (5 Dec 2026) opened "The sources do
+    not answer this question." and gave the cited answer in its next sentence.
+    """
+    return any(u.kind != "heading" and checked.verified_at(k).kept and addresses(u.text, question)
+               for k, u in enumerate(checked.units) if k > at)
+
+
+def _without(checked: Checked, at: int, refused: SentenceRecord) -> Checked:
+    """``checked`` without unit ``at`` (a refused sentence, listed as withheld), and the blank after it."""
+    draft, units = checked.draft, checked.units
+    lead = units[at]
+    # At the start of a line, the line break after the sentence goes with it.
+    blank = " \t\n" if lead.start == 0 or draft.text[lead.start - 1] == "\n" else " \t"
+    end = lead.end
+    while end < len(draft.text) and draft.text[end] in blank:
+        end += 1
+    shift = end - lead.start
+    kept_units = [*units[:at], *(replace(u, start=u.start - shift, end=u.end - shift) for u in units[at + 1:])]
+    sentence_at = checked.sentence_index(at)
+    verified = [*checked.verified[:sentence_at], *checked.verified[sentence_at + 1:]]
+    text = draft.text[:lead.start] + draft.text[end:]
+    return Checked(replace(draft, text=text, short_answer=None), kept_units, verified, [*checked.replaced, refused])

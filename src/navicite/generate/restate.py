@@ -62,3 +62,23 @@ def restates(sentence: str, question: str) -> bool:
 def without_restatements(sentences: list[str], question: str) -> list[str]:
     """``sentences`` less those that only restate ``question`` (all of them may go)."""
     return [s for s in sentences if not restates(s, question)]
+
+
+#: Share of the question's content words a later cited sentence must hold to be taken for the answer
+#: ("the seat of the government of France is Paris" holds half of "What is the capital of France?": not enough).
+ADDRESSES_SHARE = 2 / 3
+
+
+def addresses(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` speaks to ``question``: it holds two thirds of the question's content
+    words (compared as in :func:`restates`) and adds a word of its own.
+
+    Used where the draft's first sentence was refused but a later cited one answers: "The
+    default is 50 [1]." after a refused opening must not sit below "the sources do not answer".
+    """
+    asked = _stems(question)
+    said = _stems(sentence)
+    if not asked or not said:
+        return False
+    held = sum(1 for stem in asked if stem in said) / len(asked)
+    return held >= ADDRESSES_SHARE and any(stem not in asked for stem in said)

@@ -35,6 +35,7 @@ from navicite.generate.answer import SupportCheck
 from navicite.generate.sources import ContextEntry
 from navicite.llm.base import LLM
 from navicite.support.base import Passage, SupportJudge, Verdict
+from navicite.support.calibrated import CALIBRATED, CalibratedJudge, shipped_judge
 from navicite.support.cascade import UNDECIDED, Cascade, default_rules
 from navicite.support.llm import LLMJudge
 from navicite.support.rules import Fragment, OverlapAccept, instructs
@@ -48,7 +49,7 @@ CONFIRM_CHECK = "llm-confirm"
 #: The scorer named in a check of two sources read together.
 JOINT_CHECK = "joint"
 # Verdicts that weighed the claim (not a rule that refused it before): a check names them by its kind.
-_DECIDING = frozenset({LLMJudge.name, UNDECIDED, OverlapAccept.name})
+_DECIDING = frozenset({LLMJudge.name, UNDECIDED, OverlapAccept.name, CALIBRATED})
 _NAME_INSIDE = re.compile(r"(?<=[\w,;] )[A-Z][\w-]+")
 
 
@@ -134,10 +135,17 @@ def passage(entry: ContextEntry) -> Passage:
     return Passage(entry.source.title, entry.text)
 
 
-def create_judge(llm: LLM | None, settings: Settings) -> Cascade:
-    """The verifier's support judge as ``generate.verifier`` names it (word rules only without an LLM)."""
+def create_judge(llm: LLM | None, settings: Settings) -> Cascade | CalibratedJudge:
+    """The verifier's support judge as ``generate.verifier`` names it (word rules only without an LLM).
+
+    ``trained``: the calibrated judge (:mod:`navicite.support.calibrated`), the model asked only
+    where its vote can change the verdict; ``hybrid`` and ``llm``: the cascade of word rules,
+    then the model; ``lexical``: the word rules alone.
+    """
     g = settings.generate
     model = None if llm is None or g.verifier == "lexical" else LLMJudge(llm)
+    if g.verifier == "trained":
+        return shipped_judge(settings.cache_dir, model, max_calls=g.judge_max_calls)
     rules = default_rules(g.novel_words, g.lexical_accept)
     if model is not None:
         # With a model, overlap accepts nothing by itself: on 110 held-out labelled pairs the
