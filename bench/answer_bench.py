@@ -57,6 +57,8 @@ CONFIGS: dict[str, tuple[str | None, list[str]]] = {
     # folder (``cp -r OUT/new OUT/flag``) and its LLM cache replays every call.
     "flag": (None, ["generate.unsupported_answer=flag"]),
     "nojoint": (None, ["generate.joint_support=false"]),
+    # The trained support judge (issue 49): on a copy of ``new``'s folder only its verification calls are new.
+    "trained": (None, ["generate.verifier=trained"]),
 }
 README_QUESTION = "Does folic acid supplementation lower blood homocysteine levels?"
 

@@ -133,6 +133,7 @@ def main() -> None:
     parser.add_argument("--no-ablations", action="store_true")
     parser.add_argument("--out", type=Path, help="per-pair outcomes as JSONL")
     parser.add_argument("--backend", default="embedded", help="llm.backend ('none': word rules only, a dry run)")
+    parser.add_argument("--verifier", default=None, help="generate.verifier of 'new' (e.g. trained; default: the default)")
     parser.add_argument("--rules", action="store_true", help="only each rule alone on the pairs, no model (seconds)")
     parser.add_argument("--report", type=Path, help="only print the table of a --out file (of a finished or stopped run)")
     args = parser.parse_args()
@@ -152,7 +153,8 @@ def main() -> None:
         rule_table(pairs, [Fragment(), Names(), Subject(), Wording(3), OverlapFloor(), OverlapAccept(span=False),
                            OverlapAccept()])
         return
-    settings = Settings(home=args.home, llm={"backend": args.backend})
+    settings = Settings(home=args.home, llm={"backend": args.backend},
+                        generate={"verifier": args.verifier} if args.verifier else {})
     llm = llm_backends.create(settings) if args.backend != "none" else None
     new = create_judge(llm, settings)
     configs: dict[str, Any] = {"today": old_verifier(args.baseline, llm), "new": NewVerifier(new)}

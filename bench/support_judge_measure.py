@@ -34,7 +34,7 @@ from navicite.rerank.onnx import export_onnx, is_exported
 from navicite.support.base import Passage
 from navicite.support.calibrated import Calibration
 from navicite.support.cascade import default_rules
-from navicite.support.rules import OverlapAccept
+from navicite.support.rules import Fragment, Numbers, OverlapAccept
 from navicite.support.trained import TrainedJudge
 
 
@@ -79,14 +79,16 @@ def features_command(args: argparse.Namespace) -> None:
     judge = LLMJudge(llm_backends.create(settings))
     rules = objection_rules()
     out = json.loads(args.out.read_text(encoding="utf-8")) if args.out.is_file() else {}
-    pairs = load_support_set()
+    # The tuning part first: the calibration is fitted on it; the held-out part is only reported.
+    pairs = sorted(load_support_set(), key=held_out)
     started = time.time()
     for k, pair in enumerate(pairs, start=1):
         if pair.digest in out:
             continue
         premises = [Passage(p.title, p.text) for p in pair.passages]
         objections = [r.name for r in rules if (v := r.decide(premises, pair.claim, ())) is not None and not v.supported]
-        out[pair.digest] = {"llm": judge.entails(premises, pair.claim).supported, "objections": objections}
+        vetoes = [r.name for r in (Fragment(), Numbers()) if r.decide(premises, pair.claim, ()) is not None]
+        out[pair.digest] = {"llm": judge.entails(premises, pair.claim).supported, "objections": objections, "vetoes": vetoes}
         args.out.write_text(json.dumps(out, indent=1), encoding="utf-8")
         print(f"[{k}/{len(pairs)} {time.time() - started:.0f}s]", file=sys.stderr, flush=True)
     print(f"features of {len(out)} pairs; model {settings.llm.model}")
@@ -125,16 +127,20 @@ def calibrate_command(args: argparse.Namespace) -> None:
 
     tune = [p for p in pairs if not held_out(p)]
     held = [p for p in pairs if held_out(p)]
-    model = LogisticRegression(C=args.c).fit([row(p) for p in tune], [int(p.supported) for p in tune])
+    # A vetoed pair (a fragment, a number no passage holds) is refused before any score: not fitted on.
+    fit = [p for p in tune if not feats[p.digest]["vetoes"]]
+    model = LogisticRegression(C=args.c).fit([row(p) for p in fit], [int(p.supported) for p in fit])
     w = model.coef_[0]
     cal0 = Calibration(float(model.intercept_[0]), float(w[0]), float(w[1]),
                        {n: float(x) for n, x in zip(rule_names, w[2:])}, 0.0)
 
     def z(p: SupportPair) -> float:
         f = feats[p.digest]
+        if f["vetoes"]:
+            return -math.inf
         return cal0.base(probs[p.digest], f["objections"]) + cal0.llm * (1.0 if f["llm"] else -1.0)
 
-    threshold = threshold_for([(z(p), p.supported) for p in tune], args.precision)
+    threshold = threshold_for([(z(p), p.supported) for p in tune if not feats[p.digest]["vetoes"]], args.precision)
     trained_t = threshold_for([(probs[p.digest], p.supported) for p in tune], args.precision)
     print(f"pairs: tuning {len(tune)} ({sum(p.supported for p in tune)} supported), held-out {len(held)} "
           f"({sum(p.supported for p in held)} supported)")
@@ -144,13 +150,15 @@ def calibrate_command(args: argparse.Namespace) -> None:
     for name, part in (("tuning", tune), ("held-out", held)):
         for label, decide in (
             (f"trained alone, p >= {trained_t:.3f}", lambda p: probs[p.digest] >= trained_t),
+            (f"trained, vetoes, p >= {trained_t:.3f}", lambda p: probs[p.digest] >= trained_t and not feats[p.digest]["vetoes"]),
             ("model alone (yes)", lambda p: feats[p.digest]["llm"]),
             ("model yes and no rule objects", lambda p: feats[p.digest]["llm"] and not feats[p.digest]["objections"]),
             (f"calibrated, z >= {threshold:.3f}", lambda p: z(p) >= threshold),
         ):
             n, prec, rec = _figures([(bool(decide(p)), p.supported) for p in part])
             print(f"| {label} | {name} | {n} | {prec:.3f} | {rec:.3f} |")
-    asked = sum(abs(cal0.base(probs[p.digest], feats[p.digest]["objections"]) - threshold) < abs(cal0.llm) for p in held)
+    asked = sum(not feats[p.digest]["vetoes"] and abs(cal0.base(probs[p.digest], feats[p.digest]["objections"]) - threshold)
+                < abs(cal0.llm) for p in held)
     print(f"\nheld-out pairs on which the model's vote could change the verdict (asked): {asked} of {len(held)}")
     auc = _auc([(probs[p.digest], p.supported) for p in held])
     print(f"trained judge AUC: tuning {_auc([(probs[p.digest], p.supported) for p in tune]):.3f}, held-out {auc:.3f}")

@@ -13,6 +13,11 @@ reads), then trains the final model on the whole part.
 
     .venv/bin/python bench/support_judge_train.py train --pairs /tmp/judge/pairs.jsonl --out /tmp/judge/stage1 --minutes 55
     .venv/bin/python bench/support_judge_train.py tune --start /tmp/judge/stage1 --out /tmp/judge/final --folds 5
+    .venv/bin/python bench/support_judge_train.py ship --model /tmp/judge/final
+
+``ship`` writes a trained judge into the package (``src/navicite/support/weights``): its int8
+network as a difference from MiniLM (:func:`navicite.rerank.delta.write_delta`), tokenizer, config
+and training record; the calibration is written there by ``support_judge_measure.py calibrate``.
 """
 
 from __future__ import annotations
@@ -84,23 +89,38 @@ def train_command(args: argparse.Namespace) -> None:
     print(json.dumps({k: v for k, v in info.items() if k != "counts"}))
 
 
-def tuning_pairs() -> list[tuple[str, Pair]]:
-    """The labelled set's tuning part as (digest, pair), its passages read together under their titles."""
-    return [(p.digest, (p.claim, "\n\n".join(premise_text(q.title, q.text) for q in p.passages), int(p.supported)))
-            for p in load_support_set() if not held_out(p)]
+def tuning_pairs(start: Path) -> list[tuple[str, Pair]]:
+    """The labelled set's tuning part as (digest, pair), each read as the judge reads it at run time:
+    the window of its passages that the judge trained so far (``start``) rates highest."""
+    from support_judge_measure import judge_for
+
+    from navicite.support.base import Passage
+
+    judge = judge_for(start)
+    out = []
+    for p in load_support_set():
+        if not held_out(p):
+            _, window = judge.best_window([Passage(q.title, q.text) for q in p.passages], p.claim)
+            out.append((p.digest, (p.claim, window, int(p.supported))))
+    return out
 
 
 def tune_command(args: argparse.Namespace) -> None:
-    from judge_scores import judge_for, pair_probability
+    from support_judge_measure import judge_for, pair_probability
 
-    tune = tuning_pairs()
+    tune = tuning_pairs(args.start)
     config = JudgeTrainConfig(minilm_path(), max_length=args.max_length, batch=16, learning_rate=args.lr,
                               warmup_share=0.1, epochs=args.epochs, threads=args.threads)
     by_digest = {p.digest: p for p in load_support_set()}
     out_of_fold: dict[str, float] = {}
+
+    def fold_of(digest: str) -> int:
+        # Not the digest's own bits: those already chose the held-out part, so some folds would be empty.
+        return int(hashlib.sha256(f"fold:{digest}".encode()).hexdigest()[:8], 16) % args.folds
+
     for fold in range(args.folds):
-        seen = [pair for digest, pair in tune if int(digest[:8], 16) % args.folds != fold]
-        unseen = [digest for digest, _ in tune if int(digest[:8], 16) % args.folds == fold]
+        seen = [pair for digest, pair in tune if fold_of(digest) != fold]
+        unseen = [digest for digest, _ in tune if fold_of(digest) == fold]
         folder = args.out.parent / f"{args.out.name}-fold{fold}"
         train_judge(seen, config, folder, start_from=args.start)
         judge = judge_for(folder)
@@ -114,6 +134,33 @@ def tune_command(args: argparse.Namespace) -> None:
                                    "seconds": round(result.seconds)}}
     (args.out / "train_info.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
     print(json.dumps(info["tune"]))
+
+
+def ship_command(args: argparse.Namespace) -> None:
+    import shutil
+
+    from navicite.rerank.delta import rebuild, write_delta
+    from navicite.rerank.onnx import TOKENIZER_FILES, export_onnx, is_exported
+    from navicite.support.trained import DELTA_FILE, SHIPPED
+
+    onnx = args.model / "onnx"
+    if not is_exported(onnx, "int8"):
+        export_onnx(args.model, onnx, quantize=True)
+    SHIPPED.mkdir(parents=True, exist_ok=True)
+    write_delta(onnx / "model_int8.onnx", SHIPPED / DELTA_FILE)
+    for name in TOKENIZER_FILES:
+        if name != "vocab.txt" and (onnx / name).is_file():
+            shutil.copy2(onnx / name, SHIPPED / name)
+    shutil.copy2(args.model / "train_info.json", SHIPPED / "train_info.json")
+    # The shipped delta must rebuild the very network that was measured.
+    check = args.model / "rebuilt.onnx"
+    rebuild(SHIPPED / DELTA_FILE, check)
+    same = check.read_bytes() == (onnx / "model_int8.onnx").read_bytes()
+    check.unlink()
+    print(f"{SHIPPED / DELTA_FILE}: {(SHIPPED / DELTA_FILE).stat().st_size / 1e6:.1f} MB for a "
+          f"{(onnx / 'model_int8.onnx').stat().st_size / 1e6:.1f} MB network; rebuilds byte for byte: {same}")
+    if not same:
+        raise SystemExit("the delta does not rebuild the network")
 
 
 def main() -> None:
@@ -137,10 +184,12 @@ def main() -> None:
     u.add_argument("--folds", type=int, default=5)
     u.add_argument("--epochs", type=float, default=2.0)
     u.add_argument("--lr", type=float, default=2e-5)
-    u.add_argument("--max-length", type=int, default=256)
+    u.add_argument("--max-length", type=int, default=320)
     u.add_argument("--threads", type=int, default=2)
+    h = commands.add_parser("ship", help="write a trained judge into src/navicite/support/weights")
+    h.add_argument("--model", type=Path, required=True)
     args = parser.parse_args()
-    (train_command if args.command == "train" else tune_command)(args)
+    {"train": train_command, "tune": tune_command, "ship": ship_command}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -33,3 +33,19 @@ def test_real_model_reads_two_sources_together_for_a_claim_that_needs_both(real_
     assert judge.entails(pair, "Scott Derrickson and Ed Wood were both American.").supported
     assert not judge.entails(pair, "Scott Derrickson and Ed Wood were both born in France in 1950.").supported
     assert judge.failures == 0
+
+
+def test_the_calibrated_judge_with_the_real_model_and_the_shipped_network(real_llm: LLM, tmp_path) -> None:
+    from navicite.support.base import Passage
+    from navicite.support.calibrated import shipped_judge
+    from navicite.support.llm import LLMJudge
+    from navicite.support.trained import available
+
+    if not available():
+        pytest.skip("the trained judge's weights are not in this checkout")
+    judge = shipped_judge(tmp_path, LLMJudge(real_llm))
+    tower = Passage("Eiffel Tower", PREMISE.split("\n", 1)[1])
+    assert judge.entails([tower], "The Eiffel Tower was completed in 1889.").supported
+    assert judge.entails([tower], "The Eiffel Tower was completed in 1887.").by == "numbers"
+    assert not judge.entails([tower], "The Eiffel Tower is a stone church in Berlin.").supported
+    assert judge.model.failures == 0 and judge.calls <= 3

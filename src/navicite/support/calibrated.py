@@ -9,7 +9,7 @@ The score is a logistic model fitted on the labelled set's tuning part
 and a claim is supported when z reaches ``threshold``, set on the tuning part for precision 0.95.
 The word rules no longer refuse by themselves: each is a piece of evidence with the weight the
 labels gave it. What still refuses outright is what states nothing (a fragment, a passage that
-gives orders), as in the cascade.
+gives orders) and a number no passage holds (:class:`~navicite.support.rules.Numbers`).
 
 The model is asked only when its answer can change the verdict: when z without it is within
 ``|w_llm|`` of the threshold. So most claims cost no model call, and the budget
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from navicite.support.base import Passage, SupportJudge, Verdict
 from navicite.support.cascade import default_rules
-from navicite.support.rules import Fragment, Rule, instructs
+from navicite.support.rules import Fragment, Numbers, Rule, instructs
 from navicite.support.trained import SHIPPED, TrainedJudge, shipped_network
 
 #: The shipped calibration, fitted with the shipped network.
@@ -91,7 +91,7 @@ class CalibratedJudge:
         self.max_calls = max_calls
         self.calls = 0
         self.fired: dict[str, int] = {}
-        self._fragment = Fragment()
+        self._vetoes: list[Rule] = [Fragment(), Numbers()]
 
     def objections(self, premises: Sequence[Passage], claim: str, given: Sequence[str]) -> list[str]:
         """The word rules that would refuse the pair."""
@@ -107,10 +107,11 @@ class CalibratedJudge:
         if not kept or not claim.strip():
             reason = "the passage gives orders to its reader; it states nothing" if premises else "nothing to judge"
             return Verdict(False, 0.0, "instructions" if premises and not kept else self.name, reason)
-        nothing = self._fragment.decide(kept, claim, given)
-        if nothing is not None:
-            self.fired[nothing.by] = self.fired.get(nothing.by, 0) + 1
-            return nothing
+        for veto in self._vetoes:
+            refused = veto.decide(kept, claim, given)
+            if refused is not None:
+                self.fired[refused.by] = self.fired.get(refused.by, 0) + 1
+                return refused
         cal = self.calibration
         probability = self.trained.probability(kept, claim)
         objections = self.objections(kept, claim, given)

@@ -125,6 +125,20 @@ class Names:
         return None
 
 
+class Numbers:
+    """A number of the claim that no passage (nor the question) holds: a value is checked as such,
+    whatever a judge makes of the words around it. In the calibrated judge this refuses outright,
+    where the other word rules only weigh in (:mod:`navicite.support.calibrated`)."""
+
+    name = "numbers"
+
+    def decide(self, premises: Sequence[Passage], claim: str, given: Sequence[str]) -> Verdict | None:
+        missing = [n for n in unmentioned(claim, [*_texts(premises), *given]) if any(c.isdigit() for c in n)]
+        if missing:
+            return Verdict(False, 0.0, self.name, f"the number {missing[0]} is in no passage")
+        return None
+
+
 # A dotted number ("3.2.6", "4.1"): what sections are numbered with, and versions too.
 _DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?!\w)")
 

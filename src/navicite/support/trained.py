@@ -62,9 +62,11 @@ class TrainedJudge:
 
     def probability(self, premises: Sequence[Passage], claim: str) -> float:
         """The chance that ``premises`` (read together) support all of ``claim``: the best window's."""
+        return self.best_window(premises, claim)[0]
+
+    def best_window(self, premises: Sequence[Passage], claim: str) -> tuple[float, str]:
+        """:meth:`probability` and the text it was read from (a window, or two sources' best windows joined)."""
         claim = " ".join(claim.split())
-        if not claim:
-            return 0.0
         texts: list[str] = []
         owner: list[int] = []
         for k, passage in enumerate(premises):
@@ -72,20 +74,24 @@ class TrainedJudge:
             for start, end in windows(sentences):
                 texts.append(premise_text(passage.title, " ".join(sentences[start:end])))
                 owner.append(k)
-        if not texts:
-            return 0.0
+        if not claim or not texts:
+            return 0.0, ""
         with self._lock:
             logits = self.scorer.score(claim, texts, self.max_length, 16)
-        best = float(logits.max())
-        if len({*owner}) > 1:
+        at = int(np.argmax(logits))
+        best, text = float(logits[at]), texts[at]
+        if len(set(owner)) > 1:
             # Two sources read together: the best window of each, one after the other.
             tops = []
             for k in sorted(set(owner)):
                 mine = [i for i, o in enumerate(owner) if o == k]
                 tops.append(texts[mine[int(np.argmax(logits[mine]))]])
+            joined = "\n\n".join(tops[:2])
             with self._lock:
-                best = max(best, float(self.scorer.score(claim, ["\n\n".join(tops[:2])], self.max_length * 2, 1)[0]))
-        return 1.0 / (1.0 + math.exp(-best))
+                together = float(self.scorer.score(claim, [joined], self.max_length * 2, 1)[0])
+            if together > best:
+                best, text = together, joined
+        return 1.0 / (1.0 + math.exp(-best)), text
 
     def entails(self, premises: Sequence[Passage], claim: str, given: Sequence[str] = ()) -> Verdict:
         p = self.probability([q for q in premises if q.text.strip()], claim)
