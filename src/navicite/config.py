@@ -440,9 +440,10 @@ class GenerateSettings(Section):
         "shown above the answer (not for how/why questions; off saves the call)."
     )
     verifier: Literal["lexical", "llm", "hybrid", "trained"] = Field(
-        "hybrid", description="Support judge: 'trained' (navicite's trained support judge, the word rules and the LLM as one "
-        "calibrated score; the LLM asked only where its vote can change the verdict), 'hybrid' (word rules, then the LLM "
-        "as a yes/no judge), 'llm' (the same), or 'lexical' (word overlap alone, no model)."
+        "hybrid", description="Support judge: 'hybrid' (word rules, then the LLM as a yes/no judge), 'llm' (the same), "
+        "'lexical' (word overlap alone, no model), or 'trained' (experimental: navicite's trained support network, the word "
+        "rules and the LLM as one calibrated score, the LLM asked only where its vote can change the verdict; at the "
+        "shipped calibration for precision 0.95 it accepts almost nothing yet, docs/support.md)."
     )
     lexical_accept: float = Field(
         0.8, ge=0.0, le=1.0, description="Lexical verifier (no model): a claim whose words one passage sentence (or two in a "

@@ -37,15 +37,18 @@ def test_real_model_reads_two_sources_together_for_a_claim_that_needs_both(real_
 
 def test_the_calibrated_judge_with_the_real_model_and_the_shipped_network(real_llm: LLM, tmp_path) -> None:
     from navicite.support.base import Passage
-    from navicite.support.calibrated import shipped_judge
+    from navicite.support.calibrated import Calibration, CalibratedJudge, shipped_judge
     from navicite.support.llm import LLMJudge
     from navicite.support.trained import available
 
     if not available():
         pytest.skip("the trained judge's weights are not in this checkout")
-    judge = shipped_judge(tmp_path, LLMJudge(real_llm))
+    shipped = shipped_judge(tmp_path, LLMJudge(real_llm))
     tower = Passage("Eiffel Tower", PREMISE.split("\n", 1)[1])
+    # A number no passage holds is refused before the network or the model is asked.
+    assert shipped.entails([tower], "The Eiffel Tower was completed in 1887.").by == "numbers" and shipped.calls == 0
+    # With the model's vote weighing most, the real network and the real model decide together.
+    judge = CalibratedJudge(shipped.trained, Calibration(bias=0.0, trained=0.1, llm=2.0, threshold=0.0), [], LLMJudge(real_llm))
     assert judge.entails([tower], "The Eiffel Tower was completed in 1889.").supported
-    assert judge.entails([tower], "The Eiffel Tower was completed in 1887.").by == "numbers"
     assert not judge.entails([tower], "The Eiffel Tower is a stone church in Berlin.").supported
-    assert judge.model.failures == 0 and judge.calls <= 3
+    assert judge.calls == 2 and judge.model.failures == 0
