@@ -41,9 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
 import re
-import time
 from pathlib import Path
 
 from support_set_build import _WORD, _evidence_text, _words
@@ -129,52 +127,18 @@ def build(data: Path, with_tune: bool) -> tuple[list[tuple[str, str, int]], dict
 
 def train(pairs: list[tuple[str, str, int]], base: Path, out: Path, args: argparse.Namespace) -> dict:
     """Fine-tune MiniLM (new one-output head) with binary cross-entropy; save a Hugging Face folder."""
-    import torch
+    from navicite.train.support_trainer import JudgeTrainConfig, train_judge
 
-    from navicite.train.trainer import RUNTIME_MAX_LENGTH, load_base
+    config = JudgeTrainConfig(base, max_length=args.max_length, batch=args.batch, learning_rate=args.lr,
+                              head_learning_rate=args.head_lr, warmup_share=0.1, epochs=args.epochs,
+                              max_minutes=args.minutes, seed=args.seed, threads=args.threads, freeze_embeddings=False)
 
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    rng = random.Random(args.seed)
-    model, tokenizer = load_base(base)
-    order = [i for _ in range(args.epochs) for i in rng.sample(range(len(pairs)), len(pairs))]
-    batches = [order[i : i + args.batch] for i in range(0, len(order), args.batch)]
-    total = len(batches)
-    head = [p for n, p in model.named_parameters() if n.startswith("classifier") or ".pooler." in f".{n}"]
-    body = [p for n, p in model.named_parameters() if not (n.startswith("classifier") or ".pooler." in f".{n}")]
-    optimiser = torch.optim.AdamW([{"params": body, "weight_decay": 0.01},
-                                   {"params": head, "weight_decay": 0.0, "lr": args.head_lr}], lr=args.lr)
-    plan = {"total": total}
-    warm = max(1, int(0.1 * total))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda s: (s + 1) / warm if s < warm else max(0.0, (plan["total"] - s) / max(1, plan["total"] - warm)))
-    loss_fn = torch.nn.BCEWithLogitsLoss()
-    model.train()
-    started, losses = time.perf_counter(), []
-    for step, batch in enumerate(batches, 1):
-        if step > plan["total"]:
-            break
-        enc = tokenizer([pairs[i][0] for i in batch], [pairs[i][1] for i in batch], truncation=True,
-                        max_length=args.max_length, padding=True, return_tensors="pt")
-        logits = model(**enc).logits[:, 0]
-        loss = loss_fn(logits, torch.tensor([float(pairs[i][2]) for i in batch]))
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimiser.step()
-        schedule.step()
-        optimiser.zero_grad(set_to_none=True)
-        losses.append(loss.item())
-        elapsed = time.perf_counter() - started
-        if args.minutes and step % 10 == 0:
-            plan["total"] = max(step, min(total, int(args.minutes * 60 / (elapsed / step))))
+    def progress(step: int, total: int, loss: float, speed: float) -> None:
         if step % 20 == 0:
-            print(f"step {step}/{plan['total']} loss {sum(losses[-20:]) / 20:.3f} {elapsed:.0f}s", flush=True)
-    out.mkdir(parents=True, exist_ok=True)
-    tokenizer.model_max_length = max(args.max_length, RUNTIME_MAX_LENGTH)
-    model.save_pretrained(str(out))
-    tokenizer.save_pretrained(str(out))
-    return {"steps": len(losses), "planned_steps": total, "seconds": round(time.perf_counter() - started),
-            "final_loss": round(sum(losses[-50:]) / max(1, len(losses[-50:])), 4)}
+            print(f"step {step}/{total} loss {loss:.3f} {speed:.1f} pairs/s", flush=True)
+
+    result = train_judge(pairs, config, out, progress)
+    return {"steps": result.steps, "seconds": round(result.seconds), "final_loss": round(result.final_loss, 4)}
 
 
 def figures(scored: list[tuple[float, bool]], accept: float) -> tuple[int, int, float, float]:

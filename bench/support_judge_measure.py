@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from support_ce_bench import auc
+
 from navicite.eval.support_set import SupportPair, held_out, load_support_set
 from navicite.rerank.onnx import export_onnx, is_exported
 from navicite.support.base import Passage
@@ -160,8 +162,8 @@ def calibrate_command(args: argparse.Namespace) -> None:
     asked = sum(not feats[p.digest]["vetoes"] and abs(cal0.base(probs[p.digest], feats[p.digest]["objections"]) - threshold)
                 < abs(cal0.llm) for p in held)
     print(f"\nheld-out pairs on which the model's vote could change the verdict (asked): {asked} of {len(held)}")
-    auc = _auc([(probs[p.digest], p.supported) for p in held])
-    print(f"trained judge AUC: tuning {_auc([(probs[p.digest], p.supported) for p in tune]):.3f}, held-out {auc:.3f}")
+    held_auc = auc([(probs[p.digest], p.supported) for p in held])
+    print(f"trained judge AUC: tuning {auc([(probs[p.digest], p.supported) for p in tune]):.3f}, held-out {held_auc:.3f}")
     n, prec, rec = _figures([(z(p) >= threshold, p.supported) for p in tune])
     final = Calibration(cal0.bias, cal0.trained, cal0.llm, cal0.rules, threshold,
                         {"pairs": len(tune), "precision": round(prec, 3), "recall": round(rec, 3),
@@ -169,14 +171,6 @@ def calibrate_command(args: argparse.Namespace) -> None:
     if args.out:
         final.save(args.out)
         print(f"calibration written to {args.out}")
-
-
-def _auc(scored: list[tuple[float, bool]]) -> float:
-    pos = [s for s, y in scored if y]
-    neg = [s for s, y in scored if not y]
-    if not pos or not neg:
-        return math.nan
-    return sum((p > n) + 0.5 * (p == n) for p in pos for n in neg) / (len(pos) * len(neg))
 
 
 def main() -> None:
