@@ -34,7 +34,7 @@ from support_ce_bench import auc
 from navicite.eval.support_set import SupportPair, held_out, load_support_set
 from navicite.rerank.onnx import export_onnx, is_exported
 from navicite.support.base import Passage
-from navicite.support.calibrated import Calibration
+from navicite.support.calibrated import Calibration, model_vote
 from navicite.support.cascade import default_rules
 from navicite.support.rules import Fragment, Numbers, OverlapAccept
 from navicite.support.trained import TrainedJudge
@@ -63,7 +63,7 @@ def score_command(args: argparse.Namespace) -> None:
     oof = json.loads(args.oof.read_text(encoding="utf-8")) if args.oof else {}
     started = time.time()
     probs = {}
-    for pair in load_support_set():
+    for pair in load_support_set(args.pairs):
         if not held_out(pair) and pair.digest in oof:
             probs[pair.digest] = oof[pair.digest]
         else:
@@ -82,7 +82,7 @@ def features_command(args: argparse.Namespace) -> None:
     rules = objection_rules()
     out = json.loads(args.out.read_text(encoding="utf-8")) if args.out.is_file() else {}
     # The tuning part first: the calibration is fitted on it; the held-out part is only reported.
-    pairs = sorted(load_support_set(), key=held_out)
+    pairs = sorted(load_support_set(args.pairs), key=held_out)
     started = time.time()
     for k, pair in enumerate(pairs, start=1):
         if pair.digest in out:
@@ -90,7 +90,8 @@ def features_command(args: argparse.Namespace) -> None:
         premises = [Passage(p.title, p.text) for p in pair.passages]
         objections = [r.name for r in rules if (v := r.decide(premises, pair.claim, ())) is not None and not v.supported]
         vetoes = [r.name for r in (Fragment(), Numbers()) if r.decide(premises, pair.claim, ()) is not None]
-        out[pair.digest] = {"llm": judge.entails(premises, pair.claim).supported, "objections": objections, "vetoes": vetoes}
+        verdict = judge.entails(premises, pair.claim)
+        out[pair.digest] = {"llm": verdict.supported, "llm_score": verdict.score, "objections": objections, "vetoes": vetoes}
         args.out.write_text(json.dumps(out, indent=1), encoding="utf-8")
         print(f"[{k}/{len(pairs)} {time.time() - started:.0f}s]", file=sys.stderr, flush=True)
     print(f"features of {len(out)} pairs; model {settings.llm.model}")
@@ -118,14 +119,17 @@ def calibrate_command(args: argparse.Namespace) -> None:
 
     probs = json.loads(args.probs.read_text(encoding="utf-8"))
     feats = json.loads(args.features.read_text(encoding="utf-8"))
-    pairs = [p for p in load_support_set() if p.digest in probs and p.digest in feats]
+    pairs = [p for p in load_support_set(args.pairs) if p.digest in probs and p.digest in feats]
     rule_names = [r.name for r in objection_rules()]
+
+    def vote(p: SupportPair) -> float:
+        f = feats[p.digest]
+        return model_vote(f.get("llm_score", 1.0 if f["llm"] else 0.0))
 
     def row(p: SupportPair, with_llm: bool = True) -> list[float]:
         q = min(max(probs[p.digest], 1e-6), 1 - 1e-6)
         f = feats[p.digest]
-        return [math.log(q / (1 - q)), (1.0 if f["llm"] else -1.0) if with_llm else 0.0,
-                *[float(n in f["objections"]) for n in rule_names]]
+        return [math.log(q / (1 - q)), vote(p) if with_llm else 0.0, *[float(n in f["objections"]) for n in rule_names]]
 
     tune = [p for p in pairs if not held_out(p)]
     held = [p for p in pairs if held_out(p)]
@@ -140,10 +144,11 @@ def calibrate_command(args: argparse.Namespace) -> None:
         f = feats[p.digest]
         if f["vetoes"]:
             return -math.inf
-        return cal0.base(probs[p.digest], f["objections"]) + cal0.llm * (1.0 if f["llm"] else -1.0)
+        return cal0.base(probs[p.digest], f["objections"]) + cal0.llm * vote(p)
 
     threshold = threshold_for([(z(p), p.supported) for p in tune if not feats[p.digest]["vetoes"]], args.precision)
     trained_t = threshold_for([(probs[p.digest], p.supported) for p in tune], args.precision)
+    model_t = threshold_for([(vote(p), p.supported) for p in tune], args.precision)
     print(f"pairs: tuning {len(tune)} ({sum(p.supported for p in tune)} supported), held-out {len(held)} "
           f"({sum(p.supported for p in held)} supported)")
     print(f"weights: bias {cal0.bias:.3f}, trained {cal0.trained:.3f}, llm {cal0.llm:.3f}, "
@@ -154,6 +159,7 @@ def calibrate_command(args: argparse.Namespace) -> None:
             (f"trained alone, p >= {trained_t:.3f}", lambda p: probs[p.digest] >= trained_t),
             (f"trained, vetoes, p >= {trained_t:.3f}", lambda p: probs[p.digest] >= trained_t and not feats[p.digest]["vetoes"]),
             ("model alone (yes)", lambda p: feats[p.digest]["llm"]),
+            (f"model alone, vote >= {model_t:.3f}", lambda p: vote(p) >= model_t),
             ("model yes and no rule objects", lambda p: feats[p.digest]["llm"] and not feats[p.digest]["objections"]),
             (f"calibrated, z >= {threshold:.3f}", lambda p: z(p) >= threshold),
         ):
@@ -164,6 +170,10 @@ def calibrate_command(args: argparse.Namespace) -> None:
     print(f"\nheld-out pairs on which the model's vote could change the verdict (asked): {asked} of {len(held)}")
     held_auc = auc([(probs[p.digest], p.supported) for p in held])
     print(f"trained judge AUC: tuning {auc([(probs[p.digest], p.supported) for p in tune]):.3f}, held-out {held_auc:.3f}")
+    print(f"model's vote AUC: tuning {auc([(vote(p), p.supported) for p in tune]):.3f}, "
+          f"held-out {auc([(vote(p), p.supported) for p in held]):.3f}")
+    print(f"calibrated score AUC: tuning {auc([(z(p), p.supported) for p in tune]):.3f}, "
+          f"held-out {auc([(z(p), p.supported) for p in held]):.3f}")
     n, prec, rec = _figures([(z(p) >= threshold, p.supported) for p in tune])
     final = Calibration(cal0.bias, cal0.trained, cal0.llm, cal0.rules, threshold,
                         {"pairs": len(tune), "precision": round(prec, 3), "recall": round(rec, 3),
@@ -190,6 +200,8 @@ def main() -> None:
     c.add_argument("--precision", type=float, default=0.95)
     c.add_argument("--c", type=float, default=1.0, help="inverse regularisation of the logistic fit")
     c.add_argument("--out", type=Path)
+    for command in (s, f, c):
+        command.add_argument("--pairs", type=Path, help="folder of the labelled set (default: the shipped one)")
     args = parser.parse_args()
     {"score": score_command, "features": features_command, "calibrate": calibrate_command}[args.command](args)
 

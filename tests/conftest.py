@@ -107,7 +107,8 @@ class RecordedLLM(BaseLLM):
         self.recording, self.settings = recording, settings
         self.entries: list[dict[str, Any]] = json.loads(recording.read_text(encoding="utf-8")) if recording.is_file() else []
         for entry in self.entries:
-            answer = CachedAnswer(entry["text"], entry["prompt_tokens"], entry["completion_tokens"])
+            alternatives = tuple((token, dict(top)) for token, top in entry.get("alternatives", ()))
+            answer = CachedAnswer(entry["text"], entry["prompt_tokens"], entry["completion_tokens"], alternatives)
             self.cache.put(entry["key"], backend="embedded", model=llm.model, stage=entry["stage"], answer=answer)  # type: ignore[union-attr]
 
     def _generate(self, request: ChatRequest) -> Completion:
@@ -122,7 +123,8 @@ class RecordedLLM(BaseLLM):
         completion = EmbeddedLLM(self.settings)._generate(request)
         last = request.messages[-1].content
         self.entries.append({"key": key, "stage": "recorded", "prompt_tail": last[-200:], "text": completion.text,
-                             "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens})
+                             "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
+                             **({"alternatives": completion.alternatives} if completion.alternatives else {})})
         self.recording.parent.mkdir(parents=True, exist_ok=True)
         self.recording.write_text(json.dumps(self.entries, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         return completion

@@ -52,3 +52,17 @@ def test_the_calibrated_judge_with_the_real_model_and_the_shipped_network(real_l
     assert judge.entails([tower], "The Eiffel Tower was completed in 1889.").supported
     assert not judge.entails([tower], "The Eiffel Tower is a stone church in Berlin.").supported
     assert judge.calls == 2 and judge.model.failures == 0
+
+
+def test_the_real_model_gives_its_probability_of_yes_and_the_cache_keeps_it(real_llm: LLM) -> None:
+    from navicite.support.base import Passage
+    from navicite.support.llm import LLMJudge
+
+    tower = [Passage("Eiffel Tower", PREMISE.split("\n", 1)[1])]
+    judge = LLMJudge(real_llm)
+    stated = judge.entails(tower, "The Eiffel Tower is 330 metres tall.")
+    wrong = judge.entails(tower, "The Eiffel Tower is a stone church in Berlin.")
+    # Probabilities read off the verdict token, not the 1.0 / 0.0 of a bare yes or no.
+    assert stated.supported and 0.5 < stated.score < 1.0
+    assert not wrong.supported and 0.0 < wrong.score < 0.5
+    assert judge.entails(tower, "The Eiffel Tower is 330 metres tall.").score == stated.score  # served by the cache

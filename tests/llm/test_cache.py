@@ -73,3 +73,25 @@ def test_processes_share_one_file(tmp_path: Path) -> None:
     workers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(path), str(w)]) for w in range(2)]
     assert [w.wait(timeout=120) for w in workers] == [0, 0]
     assert AnswerCache(path).stats().entries == 60
+
+
+def test_token_alternatives_are_stored_with_the_answer(tmp_path: Path) -> None:
+    cache = AnswerCache(tmp_path / "llm.sqlite")
+    cache.put("k", backend="b", model="m", stage="s", answer=CachedAnswer("yes", 3, 1, ((" true", {" true": -0.1, " false": -2.4}),)))
+    cache.put("plain", backend="b", model="m", stage="s", answer=_answer("no"))
+    assert cache.get("k").alternatives == ((" true", {" true": -0.1, " false": -2.4}),)
+    assert cache.get("plain").alternatives == ()
+
+
+def test_a_cache_written_before_alternatives_existed_is_read_and_extended(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "llm.sqlite"
+    with sqlite3.connect(path) as conn:  # the table as earlier versions made it
+        conn.execute("CREATE TABLE answers (key TEXT PRIMARY KEY, backend TEXT NOT NULL, model TEXT NOT NULL, stage TEXT NOT NULL, "
+                     "text TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, created REAL NOT NULL)")
+        conn.execute("INSERT INTO answers VALUES ('old', 'b', 'm', 's', 'kept', 5, 1, 0.0)")
+    cache = AnswerCache(path)
+    assert cache.get("old") == CachedAnswer("kept", 5, 1)
+    cache.put("new", backend="b", model="m", stage="s", answer=CachedAnswer("x", 1, 1, (("x", {"x": 0.0}),)))
+    assert cache.get("new").alternatives == (("x", {"x": 0.0}),)

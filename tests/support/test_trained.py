@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from navicite.support.base import Passage, Verdict
-from navicite.support.calibrated import Calibration, CalibratedJudge, shipped_judge
+from navicite.support.calibrated import Calibration, CalibratedJudge, model_vote, shipped_judge
 from navicite.support.rules import Names, Subject
 from navicite.support.trained import TrainedJudge, available, shipped_network
 
@@ -62,12 +62,13 @@ class _Trained:
 class _Model:
     name = "llm"
 
-    def __init__(self, yes: bool) -> None:
+    def __init__(self, yes: bool, score: float | None = None) -> None:
         self.yes, self.calls = yes, 0
+        self.score = (1.0 if yes else 0.0) if score is None else score
 
     def entails(self, premises, claim, given=()):
         self.calls += 1
-        return Verdict(self.yes, 1.0 if self.yes else 0.0, self.name)
+        return Verdict(self.yes, self.score, self.name)
 
 
 CAL = Calibration(bias=0.0, trained=1.0, llm=2.0, rules={"names": -3.0, "subject": -1.0}, threshold=1.0)
@@ -87,6 +88,15 @@ def test_the_model_is_asked_only_when_its_vote_can_change_the_verdict() -> None:
     # Past the budget the model is not asked, and the score without it decides.
     spent = CalibratedJudge(_Trained(0.6), CAL, [], _Model(True), max_calls=0)
     assert not spent.entails([PARIS], "The capital of France is Paris.").supported and spent.model.calls == 0
+
+
+def test_the_model_votes_with_its_confidence() -> None:
+    assert model_vote(1.0) == 1.0 and model_vote(0.0) == -1.0 and model_vote(0.5) == 0.0
+    assert 0 < model_vote(0.8) < model_vote(0.99) < 1.0
+    # logit(0.6) = 0.4, 0.6 short of the threshold: a hesitant yes (vote 0.23, +0.46) is not enough, a sure one is.
+    hesitant = CalibratedJudge(_Trained(0.6), CAL, [], _Model(True, 0.8)).entails([PARIS], "The capital of France is Paris.")
+    assert not hesitant.supported and "model vote +0.23" in hesitant.reason
+    assert CalibratedJudge(_Trained(0.6), CAL, [], _Model(True, 0.999)).entails([PARIS], "The capital of France is Paris.").supported
 
 
 def test_a_word_rule_weighs_in_instead_of_refusing() -> None:

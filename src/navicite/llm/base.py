@@ -46,6 +46,9 @@ class CallOptions:
     stop: tuple[str, ...] = ()
     stage: str = "unknown"
     use_cache: bool = True
+    #: Ask the backend for this many most likely alternatives of each reply token (0: none).
+    #: Backends that cannot give them reply as usual, with no alternatives.
+    alternatives: int = 0
 
 
 @dataclass
@@ -153,6 +156,13 @@ class LLM(Protocol):
 
     def complete_json(self, messages: list[Message], schema: type[T], options: CallOptions | None = None) -> T:
         """Reply parsed and validated as ``schema`` (schema-constrained where the backend can)."""
+        ...
+
+    def complete_json_scored(
+        self, messages: list[Message], schema: type[T], options: CallOptions | None = None
+    ) -> tuple[T, tuple[tuple[str, dict[str, float]], ...]]:
+        """:meth:`complete_json`, and each reply token with up to ``options.alternatives`` likely
+        alternatives and their log-probabilities (empty where the backend gives none)."""
         ...
 
     def stream(self, messages: list[Message], options: CallOptions | None = None) -> Iterator[str]:

@@ -30,9 +30,13 @@ CREATE TABLE IF NOT EXISTS answers (
     text TEXT NOT NULL,
     prompt_tokens INTEGER NOT NULL,
     completion_tokens INTEGER NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    alternatives TEXT
 )
 """
+
+# Caches written before the column existed get it on first use; their rows read as having none.
+_ADD_ALTERNATIVES = "ALTER TABLE answers ADD COLUMN alternatives TEXT"
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,9 @@ class CachedAnswer:
     text: str
     prompt_tokens: int
     completion_tokens: int
+    #: The reply's tokens with their most likely alternatives, where the request asked for them
+    #: (``[[token, {alternative: log-probability}], ...]``); empty otherwise.
+    alternatives: tuple[tuple[str, dict[str, float]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,13 @@ class AnswerCache:
         if not self._ready:
             enable_wal(conn)
             conn.execute(_SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(answers)")}
+            if "alternatives" not in columns:
+                try:
+                    conn.execute(_ADD_ALTERNATIVES)
+                except sqlite3.OperationalError as exc:  # another process added it in between
+                    if "duplicate column" not in str(exc):
+                        raise
             self._ready = True
         return conn
 
@@ -84,16 +98,21 @@ class AnswerCache:
             return None
         with closing(self._connect()) as conn:
             row = conn.execute(
-                "SELECT text, prompt_tokens, completion_tokens FROM answers WHERE key = ?", (key,)
+                "SELECT text, prompt_tokens, completion_tokens, alternatives FROM answers WHERE key = ?", (key,)
             ).fetchone()
-        return CachedAnswer(*row) if row else None
+        if not row:
+            return None
+        alternatives = tuple((token, dict(top)) for token, top in json.loads(row[3])) if row[3] else ()
+        return CachedAnswer(row[0], row[1], row[2], alternatives)
 
     def put(self, key: str, *, backend: str, model: str, stage: str, answer: CachedAnswer) -> None:
         """Store (or replace) the answer for ``key``."""
         with closing(self._connect()) as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (key, backend, model, stage, answer.text, answer.prompt_tokens, answer.completion_tokens, time.time()),
+                "INSERT OR REPLACE INTO answers (key, backend, model, stage, text, prompt_tokens, completion_tokens, "
+                "created, alternatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, backend, model, stage, answer.text, answer.prompt_tokens, answer.completion_tokens, time.time(),
+                 json.dumps(answer.alternatives) if answer.alternatives else None),
             )
 
     def clear(self) -> int:

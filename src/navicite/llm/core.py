@@ -41,9 +41,13 @@ class ChatRequest:
     stop: tuple[str, ...] = ()
     seed: int = 0
     json_schema: dict[str, Any] | None = None
+    #: How many alternatives of each reply token to ask for (0: none).
+    alternatives: int = 0
 
     def key_payload(self) -> dict[str, Any]:
         """Everything that can change the answer, for the cache key."""
+        # Not ``alternatives``: asking for them does not change the reply. A cached reply stored
+        # without them (by an earlier version, or a call that did not ask) is served as it is.
         return {
             "messages": [[m.role, m.content] for m in self.messages],
             "temperature": self.temperature,
@@ -66,6 +70,8 @@ class Completion:
     cached_tokens: int = 0
     prompt_ms: float | None = None
     generation_ms: float | None = None
+    #: Each reply token with its most likely alternatives and their log-probabilities, where asked.
+    alternatives: tuple[tuple[str, dict[str, float]], ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -130,6 +136,13 @@ class BaseLLM(ABC):
 
     def complete_json(self, messages: list[Message], schema: type[T], options: CallOptions | None = None) -> T:
         """Reply validated as ``schema``; one repair attempt, then :class:`LLMOutputError`."""
+        return self.complete_json_scored(messages, schema, options)[0]
+
+    def complete_json_scored(
+        self, messages: list[Message], schema: type[T], options: CallOptions | None = None
+    ) -> tuple[T, tuple[tuple[str, dict[str, float]], ...]]:
+        """:meth:`complete_json`, and the reply's tokens with their alternatives (``options.alternatives``
+        of them; empty where the backend gives none)."""
         options = options or CallOptions()
         json_schema = json_schema_of(schema)
         if not self.supports_schema:
@@ -137,7 +150,7 @@ class BaseLLM(ABC):
         request = self._request(messages, options, json_schema)
         first = self._call(request, options, validate=lambda text: parse_reply(text, schema))
         try:
-            return parse_reply(first.text, schema)
+            return parse_reply(first.text, schema), first.alternatives
         except ReplyError as exc:
             problem = str(exc)
             if first.finish_reason == "length":
@@ -152,7 +165,7 @@ class BaseLLM(ABC):
                 f"{self.name} gave no valid {schema.__name__} for stage {options.stage!r} after one repair attempt: {exc}"
             ) from None
         self._store(request, options, second)  # the original request now maps to the good answer
-        return value
+        return value, second.alternatives
 
     def stream(self, messages: list[Message], options: CallOptions | None = None) -> Iterator[str]:
         """Text reply, piece by piece (a cached reply comes as one piece)."""
@@ -207,6 +220,7 @@ class BaseLLM(ABC):
             stop=tuple(options.stop),
             seed=self.defaults.seed,
             json_schema=json_schema,
+            alternatives=options.alternatives,
         )
 
     def _check_length(self, request: ChatRequest) -> None:
@@ -236,7 +250,8 @@ class BaseLLM(ABC):
             backend=self.backend,
             model=self.model,
             stage=options.stage,
-            answer=CachedAnswer(completion.text, completion.prompt_tokens, completion.completion_tokens),
+            answer=CachedAnswer(completion.text, completion.prompt_tokens, completion.completion_tokens,
+                                completion.alternatives),
         )
 
     def _account(self, options: CallOptions, completion: Completion, seconds: float) -> None:
@@ -260,7 +275,7 @@ class BaseLLM(ABC):
         """
         cached = self._lookup(request, options)
         if cached is not None:
-            return Completion(cached.text, finish_reason="cached")
+            return Completion(cached.text, finish_reason="cached", alternatives=cached.alternatives)
         started = time.perf_counter()
         with self._slot():
             self._check_length(request)

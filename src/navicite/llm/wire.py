@@ -30,6 +30,9 @@ def chat_body(request: ChatRequest, *, stream: bool, model: str | None = None, s
         body["stop"] = list(request.stop)
     if request.json_schema is not None and schema:
         body["response_format"] = {"type": "json_schema", "json_schema": {"name": "reply", "schema": request.json_schema}}
+    if request.alternatives:
+        body["logprobs"] = True
+        body["top_logprobs"] = request.alternatives
     if stream:
         body["stream_options"] = {"include_usage": True}
     return body
@@ -37,10 +40,12 @@ def chat_body(request: ChatRequest, *, stream: bool, model: str | None = None, s
 
 def completion_from(data: dict[str, Any], text: str | None = None, finish_reason: str | None = None) -> Completion:
     """A :class:`Completion` from a whole reply (or, with ``text`` given, from a stream's last chunk)."""
+    alternatives: tuple[tuple[str, dict[str, float]], ...] = ()
     if text is None:
         choice = data["choices"][0]
         text = (choice.get("message") or {}).get("content") or ""
         finish_reason = choice.get("finish_reason")
+        alternatives = token_alternatives(choice.get("logprobs"))
     usage = data.get("usage") or {}
     timings = data.get("timings") or {}
     return Completion(
@@ -52,7 +57,23 @@ def completion_from(data: dict[str, Any], text: str | None = None, finish_reason
         finish_reason=finish_reason or "stop",
         prompt_ms=timings.get("prompt_ms"),
         generation_ms=timings.get("predicted_ms"),
+        alternatives=alternatives,
     )
+
+
+def token_alternatives(logprobs: Any) -> tuple[tuple[str, dict[str, float]], ...]:
+    """A reply's ``logprobs`` (OpenAI's layout: ``content`` of tokens, each with ``top_logprobs``) as
+    ``(token, {alternative: log-probability})`` pairs; nothing when the reply has none or another layout."""
+    if not isinstance(logprobs, dict) or not isinstance(logprobs.get("content"), list):
+        return ()
+    out = []
+    for entry in logprobs["content"]:
+        if not isinstance(entry, dict) or not isinstance(entry.get("token"), str):
+            return ()
+        top = {a["token"]: float(a["logprob"]) for a in entry.get("top_logprobs") or []
+               if isinstance(a, dict) and isinstance(a.get("token"), str) and isinstance(a.get("logprob"), (int, float))}
+        out.append((entry["token"], top))
+    return tuple(out)
 
 
 def stream_pieces(

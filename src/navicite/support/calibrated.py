@@ -3,8 +3,11 @@
 The score is a logistic model fitted on the labelled set's tuning part
 (``bench/support_judge_measure.py calibrate``; its figures in ``weights/calibration.json``):
 
-    z = bias + w_trained * logit(trained judge's probability) + w_llm * (+1 yes, -1 no, 0 not asked)
+    z = bias + w_trained * logit(trained judge's probability) + w_llm * vote
         + sum of w_rule over the word rules that object (names, subject, overlap floor, ...)
+
+where the model's vote is its log-odds of "yes" scaled into [-1, 1] (:func:`model_vote`: +1 for
+a sure yes, -1 for a sure no, 0 when not asked; a backend without log-probabilities votes +-1)
 
 and a claim is supported when z reaches ``threshold``, set on the tuning part for precision 0.95.
 The word rules no longer refuse by themselves: each is a piece of evidence with the weight the
@@ -72,6 +75,16 @@ class Calibration:
         return 1.0 / (1.0 + math.exp(-z))
 
 
+#: Log-odds of "yes" at which the model's vote is full (+-1); beyond, it counts no more.
+VOTE_SPAN = 6.0
+
+
+def model_vote(score: float) -> float:
+    """The model's verdict score (its probability of "yes", or 1.0 / 0.0) as a vote in [-1, 1]."""
+    p = min(max(score, 1e-6), 1 - 1e-6)
+    return max(-1.0, min(1.0, math.log(p / (1 - p)) / VOTE_SPAN))
+
+
 class CalibratedJudge:
     """A :class:`~navicite.support.base.SupportJudge` of the trained judge, the word rules and the model.
 
@@ -120,9 +133,9 @@ class CalibratedJudge:
         unsure = abs(z - cal.threshold) < abs(cal.llm)
         if unsure and self.model is not None and (self.max_calls is None or self.calls < self.max_calls):
             self.calls += 1
-            vote = 1.0 if self.model.entails(kept, claim, given).supported else -1.0
+            vote = model_vote(self.model.entails(kept, claim, given).score)
             z += cal.llm * vote
-        reason = f"trained {probability:.2f}" + (f", model {'yes' if vote > 0 else 'no'}" if vote else "") + \
+        reason = f"trained {probability:.2f}" + (f", model vote {vote:+.2f}" if vote else "") + \
             (f", objections: {', '.join(objections)}" if objections else "")
         return Verdict(z >= cal.threshold, round(cal.probability(z), 4), self.name, reason)
 

@@ -7,13 +7,14 @@ an evaluation that uses it must say that it grades with the verifier's own judge
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
 from pydantic import BaseModel
 
 from navicite import prompts
-from navicite.llm.base import LLM, CallOptions, LLMError, Message
+from navicite.llm.base import LLM, CallOptions, LLMError
 from navicite.support.base import Passage, Verdict
 from navicite.text.quote import defuse, source_block
 
@@ -53,9 +54,7 @@ def ask_support(llm: LLM, title: str, text: str, claim: str, stage: str = "verif
     Raises:
         LLMError: the model gave no usable verdict, even after a repair attempt.
     """
-    messages = prompts.render("cite_system") + prompts.render(
-        "judge_support", title=defuse(title), text=defuse(text), claim=plain_claim(claim))
-    return _verdict(llm, messages, stage)
+    return ask_support_together(llm, [(title, text)], claim, stage)
 
 
 def ask_support_together(llm: LLM, sources: Sequence[tuple[str, str]], claim: str, stage: str = "verify") -> bool:
@@ -68,22 +67,56 @@ def ask_support_together(llm: LLM, sources: Sequence[tuple[str, str]], claim: st
     Raises:
         LLMError: the model gave no usable verdict, even after a repair attempt.
     """
+    return support_probability(llm, sources, claim, stage)[0]
+
+
+#: How many alternatives of each reply token the judge asks for: enough to hold both verdict words.
+ALTERNATIVES = 8
+
+
+def support_probability(llm: LLM, sources: Sequence[tuple[str, str]], claim: str,
+                        stage: str = "verify") -> tuple[bool, float | None]:
+    """:func:`ask_support_together`'s verdict and the model's probability of "yes" at the verdict word.
+
+    The probability is p(true) / (p(true) + p(false)) at the reply token that says true or false,
+    read from the backend's log-probabilities before the schema constrains the choice; ``None``
+    where the backend gives none (then only the verdict is known).
+
+    Raises:
+        LLMError: the model gave no usable verdict, even after a repair attempt.
+    """
     if len(sources) == 1:
         (title, text), = sources
-        return ask_support(llm, title, text, claim, stage)
-    blocks = "\n".join(source_block(n, title, text) for n, (title, text) in enumerate(sources, start=1))
-    messages = prompts.render("cite_system") + prompts.render(
-        "judge_support_together", sources=blocks, claim=plain_claim(claim))
-    return _verdict(llm, messages, stage)
+        messages = prompts.render("cite_system") + prompts.render(
+            "judge_support", title=defuse(title), text=defuse(text), claim=plain_claim(claim))
+    else:
+        blocks = "\n".join(source_block(n, title, text) for n, (title, text) in enumerate(sources, start=1))
+        messages = prompts.render("cite_system") + prompts.render(
+            "judge_support_together", sources=blocks, claim=plain_claim(claim))
+    options = CallOptions(temperature=0.0, max_tokens=16, stage=stage, alternatives=ALTERNATIVES)
+    reply, tokens = llm.complete_json_scored(messages, Reply, options)
+    return reply.supported, yes_probability(tokens)
 
 
-def _verdict(llm: LLM, messages: list[Message], stage: str) -> bool:
-    return llm.complete_json(messages, Reply, CallOptions(temperature=0.0, max_tokens=16, stage=stage)).supported
+def yes_probability(tokens: Sequence[tuple[str, dict[str, float]]]) -> float | None:
+    """p(true) / (p(true) + p(false)) at the first token that reads true or false, or ``None``."""
+    for token, top in tokens:
+        if token.strip().lower() not in ("true", "false"):
+            continue
+        mass = {"true": 0.0, "false": 0.0}
+        for alternative, logprob in top.items():
+            word = alternative.strip().lower()
+            if word in mass:
+                mass[word] += math.exp(logprob)
+        total = mass["true"] + mass["false"]
+        return mass["true"] / total if total > 0 else None
+    return None
 
 
 
 class LLMJudge:
-    """The chat model as a :class:`~navicite.support.base.SupportJudge`: 1.0 when it says yes.
+    """The chat model as a :class:`~navicite.support.base.SupportJudge`; its score is the model's
+    probability of "yes" where the backend gives one (:func:`support_probability`), else 1.0 for yes.
 
     A reply that cannot be used counts as "not supported" (and in ``failures``): a misbehaving
     model lowers support rather than crashing a run. ``max_chars`` bounds what one call reads
@@ -110,8 +143,8 @@ class LLMJudge:
         room = self.max_chars // len(passages)
         sources = [(p.title, p.text if len(p.text) <= room else p.text[:room] + " ...") for p in passages]
         try:
-            yes = ask_support_together(self.llm, sources, claim.strip(), stage=self.stage)
+            yes, probability = support_probability(self.llm, sources, claim.strip(), stage=self.stage)
         except LLMError as exc:
             self.failures += 1
             return Verdict(False, 0.0, self.name, f"the judge gave no verdict ({exc})")
-        return Verdict(yes, 1.0 if yes else 0.0, self.name)
+        return Verdict(yes, (1.0 if yes else 0.0) if probability is None else round(probability, 4), self.name)
