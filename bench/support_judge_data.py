@@ -11,6 +11,8 @@ and makes (claim, window, label) pairs with :class:`navicite.train.support_pairs
   gzipped or not; no changelog or copyright file);
 - ``man``: manual pages from ``/usr/share/man`` rendered to text by ``man``;
 - ``pdf``: PDF files given with ``--pdf`` (R package vignettes from Debian packages).
+- ``tables``: the rows of ``/usr/share/doc``'s tables (HTML as navicite loads it, Markdown as
+  written), claims of a row's cell with :class:`navicite.train.table_pairs.TablePairMaker`.
 
 No document of an evaluation pile is read: the dev pile's and held-out pile's documents (Bash,
 SQLite, GnuPG, nano, Mutt, the sandwich, vcd, zoo, partykit and survival vignettes) and their
@@ -38,7 +40,8 @@ from navicite.eval.support_set import load_support_set
 from navicite.ingest.loaders import load
 from navicite.documents import Document
 from navicite.text.sentences import split_sentences
-from navicite.train.support_pairs import PairMaker
+from navicite.train.support_pairs import PairMaker, SupportExample
+from navicite.train.table_pairs import TablePairMaker, table_pairs, tables
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 #: Documents of the evaluation piles (and their packages): never training text.
@@ -84,7 +87,8 @@ def _document_text(doc: Document) -> str:
     return doc.text or doc.abstract or ""
 
 
-def debian_doc(root: Path = Path("/usr/share/doc")) -> Iterator[tuple[str, str, list[str]]]:
+def _doc_texts(root: Path) -> Iterator[tuple[Path, str]]:
+    """Each readable document of ``root`` (``/usr/share/doc``) with its text as navicite loads it."""
     for path in sorted(root.rglob("*")):
         if not path.is_file() or EVALUATED.search(str(path)) or _SKIP_DOC_FILES.search(path.name):
             continue
@@ -105,9 +109,25 @@ def debian_doc(root: Path = Path("/usr/share/doc")) -> Iterator[tuple[str, str, 
                 continue
         except (OSError, ValueError, EOFError):
             continue
+        yield path, text
+
+
+def _doc_title(root: Path, path: Path) -> tuple[str, str]:
+    return f"debian-doc:{path.relative_to(root)}", path.parent.name + " " + path.name.split(".")[0]
+
+
+def debian_doc(root: Path = Path("/usr/share/doc")) -> Iterator[tuple[str, str, list[str]]]:
+    for path, text in _doc_texts(root):
         sentences = _sentences(text)
         if len(sentences) >= 4:
-            yield f"debian-doc:{path.relative_to(root)}", path.parent.name + " " + path.name.split(".")[0], sentences
+            yield *_doc_title(root, path), sentences
+
+
+def debian_tables(root: Path = Path("/usr/share/doc")) -> Iterator[tuple[str, str, str]]:
+    """The documents of ``root`` that hold a table (HTML as loaded, Markdown as written), with their text."""
+    for path, text in _doc_texts(root):
+        if tables(text):
+            yield *_doc_title(root, path), text
 
 
 def _render_man(path: Path) -> str:
@@ -150,26 +170,43 @@ def main() -> None:
     parser.add_argument("--man", type=int, default=2500, help="manual pages to render")
     parser.add_argument("--seed", type=int, default=49)
     parser.add_argument("--per-sentence", type=float, default=1.0)
+    parser.add_argument("--sources", default="scifact,wiki,leval,debian-doc,man,pdf,tables",
+                        help="which sources to read, comma-separated (tables: rows of /usr/share/doc's tables)")
     args = parser.parse_args()
     banned = {q.title.strip().lower() for p in load_support_set() for q in p.passages if q.title}
     rng = random.Random(args.seed)
     maker = PairMaker(rng)
     sources = {"scifact": lambda: scifact(banned), "wiki": wiki, "leval": leval, "debian-doc": debian_doc,
                "man": lambda: man_pages(args.man, args.seed), "pdf": lambda: pdfs(args.pdf)}
+    chosen = args.sources.split(",")
+    unknown = set(chosen) - set(sources) - {"tables"}
+    if unknown:
+        parser.error(f"unknown source {', '.join(sorted(unknown))}; choose among {', '.join(sources)}, tables")
+    table_maker = TablePairMaker(rng)
     per_source: Counter[str] = Counter()
     docs: Counter[str] = Counter()
     started = time.time()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as out:
+        def write(name: str, examples: Iterator[SupportExample]) -> None:
+            for ex in examples:
+                per_source[name] += 1
+                out.write(json.dumps({"claim": ex.claim, "title": ex.title, "window": ex.window, "label": ex.label,
+                                      "kind": ex.kind, "doc": ex.doc, "source": name}, ensure_ascii=False) + "\n")
+
         for name, read in sources.items():
+            if name not in chosen:
+                continue
             for doc_id, title, sentences in read():
                 docs[name] += 1
-                for ex in maker.from_document(doc_id, title, sentences, args.per_sentence):
-                    per_source[name] += 1
-                    out.write(json.dumps({"claim": ex.claim, "title": ex.title, "window": ex.window, "label": ex.label,
-                                          "kind": ex.kind, "doc": ex.doc, "source": name}, ensure_ascii=False) + "\n")
+                write(name, maker.from_document(doc_id, title, sentences, args.per_sentence))
             print(f"{name}: {docs[name]} documents, {per_source[name]} pairs ({time.time() - started:.0f} s)", file=sys.stderr, flush=True)
-    summary = {"documents": dict(docs), "pairs": dict(per_source), "kinds": dict(sorted(maker.counts.items())),
+        if "tables" in chosen:
+            for doc_id, title, text in debian_tables():
+                docs["tables"] += 1
+                write("tables", table_pairs(table_maker, doc_id, title, text))
+    summary = {"documents": dict(docs), "pairs": dict(per_source),
+               "kinds": dict(sorted((maker.counts + table_maker.counts).items())),
                "total": sum(per_source.values())}
     args.out.with_suffix(".summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     print(json.dumps(summary, indent=1))

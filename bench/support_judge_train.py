@@ -72,14 +72,22 @@ def progress(step: int, total: int, loss: float, speed: float) -> None:
 
 def train_command(args: argparse.Namespace) -> None:
     train, check, counts = synthetic(args.pairs, args.per_doc, args.seed)
+    if args.limit:
+        train = train[: args.limit]
     public, public_counts = public_pairs(DATA, with_tune=False)
     pairs = train + public * args.public_repeats
+    if args.extra:
+        # Reworded pairs (support_judge_reword.py): their documents' pairs stay out of the check too.
+        extra, extra_check, extra_counts = synthetic(args.extra, args.per_doc, args.seed)
+        pairs += extra * args.extra_repeats
+        check += extra_check
+        counts.update({f"extra {k}": v for k, v in extra_counts.items()})
     random.Random(args.seed).shuffle(pairs)
     config = JudgeTrainConfig(minilm_path(), max_length=args.max_length, batch=args.batch, learning_rate=args.lr,
                               epochs=args.epochs, max_minutes=args.minutes, threads=args.threads)
     print(json.dumps({"synthetic_train": len(train), "synthetic_check": len(check), "public": len(public),
                       "counts": dict(sorted(counts.items())), "public_counts": public_counts}), flush=True)
-    result = train_judge(pairs, config, args.out, progress)
+    result = train_judge(pairs, config, args.out, progress, start_from=args.start)
     args.out.joinpath("checks.jsonl").write_text("".join(json.dumps(p) + "\n" for p in check), encoding="utf-8")
     info = {"synthetic_train": len(train), "synthetic_check": len(check), "public": len(public),
             "public_repeats": args.public_repeats, "per_doc": args.per_doc, "counts": dict(sorted(counts.items())),
@@ -178,6 +186,10 @@ def main() -> None:
     t.add_argument("--max-length", type=int, default=160)
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--seed", type=int, default=49)
+    t.add_argument("--start", type=Path, help="go on from this trained judge instead of MiniLM with a new head")
+    t.add_argument("--limit", type=int, default=0, help="most pairs of --pairs to train on (0: all)")
+    t.add_argument("--extra", type=Path, help="a further pairs file (the reworded pairs), added --extra-repeats times")
+    t.add_argument("--extra-repeats", type=int, default=2)
     u = commands.add_parser("tune", help="stage 2: the labelled set's tuning part, with out-of-fold scores")
     u.add_argument("--start", type=Path, required=True)
     u.add_argument("--out", type=Path, required=True)

@@ -115,6 +115,14 @@ def fused(first: str, second: str) -> str:
     return f"{head}, and {tail}"
 
 
+def document_values(sentences: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The numbers and the names of a document's ``sentences``: the pools a spoiler swaps a value from."""
+    text = " ".join(sentences)
+    numbers = sorted({m.group() for m in _NUMBER.finditer(text)})
+    names = sorted({m.group().strip() for s in sentences for m in _names(s)})
+    return numbers, names
+
+
 def _swap(text: str, match: re.Match[str], new: str) -> str:
     return text[: match.start()] + new + text[match.end():]
 
@@ -138,9 +146,7 @@ class PairMaker:
         good = [i for i, s in enumerate(sentences) if usable(s)]
         if len(good) < 2:
             return
-        text = " ".join(sentences)
-        numbers = sorted({m.group() for m in _NUMBER.finditer(text)})
-        names = sorted({m.group().strip() for s in sentences for m in _names(s)})
+        numbers, names = document_values(sentences)
         for i in good:
             if self.rng.random() >= per_sentence:
                 continue
@@ -183,6 +189,16 @@ class PairMaker:
             start, end = self._window_around(sentences, lo)
             start, end = min(start, lo), max(end, hi)
             return SupportExample(claim, title, " ".join(sentences[start:end]), 1, form, doc)
+        return self.spoiled(doc, title, claim, form, sentences, lo, hi, numbers, names)
+
+    def spoiled(self, doc: str, title: str, claim: str, form: str, sentences: Sequence[str], lo: int, hi: int,
+                numbers: Sequence[str], names: Sequence[str]) -> SupportExample | None:
+        """``claim`` (which ``sentences[lo:hi]`` state) spoiled by one spoiler that applies, drawn at random.
+
+        ``numbers`` and ``names`` are the document's, the pool a swapped value is drawn from. The
+        claim need not be in the sentences' own words: a reworded claim is spoiled the same way.
+        None when no spoiler applies.
+        """
         spoilers = [self._number, self._name, self._subject, self._list, self._negation, self._missing, self._neighbour]
         self.rng.shuffle(spoilers)
         for spoil in spoilers:
