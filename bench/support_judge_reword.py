@@ -36,7 +36,7 @@ from pathlib import Path
 
 from navicite import llm as llm_backends
 from navicite.config import Settings
-from navicite.llm.base import CallOptions, LLMError
+from navicite.llm.base import LLM, CallOptions, LLMError
 from navicite.messages import Message
 from navicite.text.sentences import split_sentences
 from navicite.train.support_pairs import PairMaker, document_values
@@ -77,7 +77,7 @@ def acceptable(claim: str, window: str, restated: str) -> str | None:
     return None
 
 
-def restate(llm, claim: str) -> str:
+def restate(llm: LLM, claim: str) -> str:
     """The model's restatement of ``claim`` (its reply trimmed of quotes and a leading label)."""
     reply = llm.complete([Message("system", _INSTRUCTION), Message("user", claim)],
                          CallOptions(temperature=0.0, max_tokens=120, stage="reword"))
