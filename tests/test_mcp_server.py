@@ -181,6 +181,7 @@ def test_progress_always_increases_and_ends_at_the_total() -> None:
     events = [
         Event("sources", {"sources": [{"title": "T", "doc_id": "d"}], "preliminary": True}),
         Event("stage", {"name": "retrieve", "ranked": 3, "pool_size": 9, "seconds": 0.1}),
+        Event("stage", {"name": "widen", "choice": "section", "reason": "widened the best passage to its section 'S'", "seconds": 0.0}),
         Event("sources", {"sources": [{"title": "T", "doc_id": "d"}] * 5}),
         Event("token", {"text": "A few words"}), Event("reset"), Event("token", {"text": "more words"}),
         Event("answer", {"answer": answer}),
@@ -191,7 +192,8 @@ def test_progress_always_increases_and_ends_at_the_total() -> None:
         if number == 1:
             values.append(progress.heartbeat(12)[0])
     assert values == sorted(values) and len(set(values)) == len(values) and values[-1] == AskProgress.TOTAL
-    assert progress.step(events[2])[1] == "reading 5 sources (T; T; T and 2 more) and writing the answer"
+    assert progress.step(events[2])[1] == "widened the best passage to its section 'S'"
+    assert progress.step(events[3])[1] == "reading 5 sources (T; T; T and 2 more) and writing the answer"
 
 
 def test_urls_point_at_the_pdf_page_or_the_navicite_uri() -> None:

@@ -289,3 +289,40 @@ def test_the_answer_sums_the_calls_of_every_stage_it_lists(home: Path) -> None:
     assert answer.llm["calls"] == len(calls) == sum(int(t["calls"]) for t in answer.llm["stages"].values())
     assert answer.llm["prompt_tokens"] == sum(u.prompt_tokens for u in calls)
     assert "calls" not in answer.to_dict()["trace"]["stages"][0]  # each entry stays name, seconds, inputs, outputs
+
+
+def test_auto_widens_the_best_passage_to_its_section_and_says_so(tmp_path: Path) -> None:
+    from navicite.collection import CollectionStore
+    from navicite.text.sections import markdown_sections
+
+    steps = " ".join(f"Step {i} of the spreading took a whole morning with the horse cart." for i in range(1, 4))
+    text = "\n".join([f"# Soil\n{SOIL} The ledger of the farm keeps every field and season.",
+                      f"# Treatment\n{LIME} {steps}", "# Harvest\nBarley was cut in August and stored in the barn."])
+    book = Document(id="book", title="Farm book", text=text, metadata={"sections": markdown_sections(text)})
+    plain = Document(id="plain", title="Farm diary", text=f"{LIME} {steps}")
+    settings = engine_settings(tmp_path, "ingest.passage_words=20")
+    CollectionStore(settings).upsert([book, plain])
+    question = "When was lime added to the soil?"
+    events: dict[str, list[Any]] = {}
+    for mode in ("mpr", "auto"):
+        engine = Engine(settings, llm=ScriptedLLM(default=Model(), concurrency=1))
+        events[mode] = list(engine.ask_stream(question, mode))  # type: ignore[arg-type]
+    read = {mode: {s["passage_id"] for e in events[mode] if e.kind == "sources" and not e.data.get("preliminary")
+                   for s in e.data["sources"]} for mode in events}
+    [widen_stage] = [e.data for e in events["auto"] if e.kind == "stage" and e.data["name"] == "widen"]
+    assert widen_stage["choice"] == "section" and widen_stage["section"] == ["Treatment"]
+    assert "'Treatment' of 'Farm book'" in widen_stage["reason"]
+    treatment = [p.id for p in cut_passages(book, 20) if p.section == ("Treatment",)]
+    assert len(treatment) >= 2
+    # The section's later steps share no word with the question: flat retrieval's score floor drops them.
+    assert set(treatment) <= read["auto"] and not set(treatment) <= read["mpr"]
+    answer = events["auto"][-1].data["answer"]
+    assert "widen" in [t.name for t in answer.trace] and answer.citations
+
+
+def test_auto_keeps_flat_retrieval_where_the_best_passage_has_no_heading(home: Path) -> None:
+    engine, _ = make_engine(home, with_tree=False)
+    events = list(engine.ask_stream("lime soil clay farm", "auto"))
+    [widen_stage] = [e.data for e in events if e.kind == "stage" and e.data["name"] == "widen"]
+    assert widen_stage["choice"] == "flat" and "no heading" in widen_stage["reason"]
+    assert events[-1].kind == "answer"

@@ -382,6 +382,10 @@ class NavigateSettings(Section):
         "when they are plausible (its sections are the nodes, their passages the leaves, the model only writes short "
         "summaries of inner nodes) and lets the model organise the rest; 'llm' always lets the model organise.",
     )
+    summaries: Literal["model", "extractive"] = Field(
+        "model", description="Summaries of a structure tree's inner nodes: 'model' writes them (a few calls per document), "
+        "'extractive' takes each node's opening sentences (no model call: a tree in well under a second)."
+    )
     summaries_per_call: int = experimental(6, ge=1, le=16, description="Inner nodes of a structure tree one summary call writes.")
     node_summary_words: int = experimental(40, ge=10, description="Longest summary of an inner node of a structure tree, in words.")
     segments_per_call: int = experimental(2, ge=1, le=8, description="Segments placed by one select call (fewer when the prompt would not fit).")
@@ -403,6 +407,10 @@ class NavigateSettings(Section):
     leaf_prompt_tokens: int = experimental(1800, ge=128, description="Most passage tokens shown in one leaf step.")
     memory: bool = experimental(False, description="Navigate with the memory variant (question type and source-grounded notes).")
     hybrid_documents: int = Field(3, ge=1, description="Most retrieved documents hybrid mode navigates (best ranked first).")
+    widen_share: float = Field(
+        0.5, ge=0.0, le=1.0, description="Modes section and auto: share of the evidence budget given to the best passage's section "
+        "(its neighbours under the same heading, nearest first); the rest goes to the ranking as it was."
+    )
 
 
 class GenerateSettings(Section):

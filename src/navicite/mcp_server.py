@@ -224,6 +224,9 @@ class AskProgress:
         if event.kind == "stage" and data.get("name") == "navigate":
             self.activity = "choosing sources"
             return self._to(3), f"navigated {data.get('documents', 0)} document tree(s): {data.get('evidence', 0)} pieces of evidence"
+        if event.kind == "stage" and data.get("name") == "widen":
+            self.activity = "choosing sources"
+            return self._to(3), str(data.get("reason", ""))
         if event.kind == "stage":
             self.activity = "choosing sources"
             return self._to(2), f"retrieved {data.get('ranked', 0)} passages from a pool of {data.get('pool_size', 0)}"
@@ -329,7 +332,8 @@ class NaviciteTools:
         self,
         question: Annotated[str, Field(description="The question, in any language.")],
         mode: Annotated[Mode, Field(description="mpr: retrieval (default); navi: walk the documents' knowledge "
-                                                "trees; hybrid: retrieval, then navigation of the best documents.")] = "mpr",
+                                                "trees; hybrid: retrieval, then navigation of the best documents; auto: retrieval, "
+                                                "widened to the best passage's section where it has one.")] = "mpr",
         ctx: Context | None = None,
     ) -> AskResult:
         """Answer a question from the collection; every factual sentence cites the passages that support it.

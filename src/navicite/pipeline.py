@@ -9,7 +9,10 @@ answer) for the terminal and the HTTP API. How evidence is found is the mode:
 - ``navi``: the knowledge trees of the given documents (default: every document with a
   current tree) are navigated; each evidence item is one source with its path;
 - ``hybrid``: MPR ranks documents; the best ranked ones that have a current tree are
-  navigated and their evidence replaces the whole document, the others stay as they are.
+  navigated and their evidence replaces the whole document, the others stay as they are;
+- ``auto``: ``mpr``, and when the best passage sits under a heading of its document, the passages
+  of its section join it nearest first (``navigate.widen_share`` of the reading budget; no model
+  call, no tree): evidence at the granularity of a section. Stage ``widen`` says which and why.
 
 Parts are created on first use, so commands that only search never load the model.
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -29,6 +32,7 @@ from navicite.documents import Document, Passage
 from navicite.errors import DocumentNotFound, UserInputError
 from navicite.generate.answer import Answer, Source
 from navicite.generate.citeg import CiteG, Chosen
+from navicite.generate.sources import context_budget
 from navicite.index.base import Hit, LexicalIndex
 from navicite.llm.base import LLM
 from navicite.llm.deadline import deadline
@@ -37,13 +41,14 @@ from navicite.navigate.navigator import Navigator
 from navicite.navigate.sources import evidence_sources, navigation_trace, paths_taken
 from navicite.navigate.store import TreeStore
 from navicite.navigate.tree import KnowledgeTree
+from navicite.navigate.widen import sectioned, widen
 from navicite.retrieve.mpr import MPRResult, MultiPortfolioRetriever
 from navicite.stages import StageRecorder, in_one_context
 from navicite.text.utf8 import utf8_safe
 from navicite.text.passages import passage_link
 
-Mode = Literal["mpr", "navi", "hybrid"]
-MODES: tuple[str, ...] = ("mpr", "navi", "hybrid")
+Mode = Literal["mpr", "navi", "hybrid", "auto"]
+MODES: tuple[str, ...] = ("mpr", "navi", "hybrid", "auto")
 NO_TREES_HINT = "build them with: navicite tree build [DOC...]"
 
 EventKind = Literal["stage", "sources", "token", "reset", "answer"]
@@ -217,6 +222,9 @@ class Engine:
                                   "rounds": [r.to_dict() for r in result.rounds], "stopped": result.stopped})
             sources = self.sources(result)
             targets = self._hybrid_targets(sources) if mode == "hybrid" else []
+            if mode == "auto":
+                sources = self._widened(sources, recorder)
+                yield Event("stage", {"name": "widen", "seconds": recorder.last.seconds, **recorder.last.outputs})
         if targets:
             navigated = self._navigate(question, targets, recorder)
             stage = recorder.last
@@ -250,6 +258,30 @@ class Engine:
                             section=passage.section if passage else ())
             out.append(source.listing(number))
         return out
+
+    def _widened(self, sources: list[Source], recorder: StageRecorder) -> list[Source]:
+        """Mode auto: ``sources`` with the best passage's section mates after it, when it has a section (stage ``widen``).
+
+        The mates carry the best passage's score (where theirs is lower), so the reading budget's score
+        floor lets them in: they are read for their place, not for their words.
+        """
+        with recorder.stage("widen", candidates=len(sources)) as out:
+            by_id = {s.passage_id: s for s in sources if s.passage_id}
+            ranked = [p for s in sources if s.passage_id and (p := self.collection.get_passage(s.passage_id))]
+            doc = self.index.get(ranked[0].doc_id) if self.by_passage and ranked else None
+            if doc is None or not sectioned(ranked):
+                out.update(choice="flat", reason="kept flat retrieval: the best passage sits under no heading")
+                return sources
+            widened = widen(ranked, lambda _id: self.collection.passages_of(doc), context_budget(self.settings),
+                            self.settings.navigate.widen_share)
+            best = by_id[ranked[0].id]
+            chosen = [by_id.get(p.id) or passage_source(p, doc, best.score, best.round) for p in widened.passages]
+            chosen = [replace(s, score=max(s.score, best.score)) if s.passage_id in widened.mates else s for s in chosen]
+            taken = {s.passage_id for s in chosen}
+            out.update(choice="section", section=list(widened.section), added=widened.added,
+                       reason=f"widened the best passage to its section {widened.section[-1]!r} of {doc.title!r} "
+                       f"(+{widened.added} passages)")
+            return chosen + [s for s in sources if s.passage_id not in taken]
 
     # -- navigation ------------------------------------------------------------------------------
 

@@ -38,3 +38,11 @@ def test_unknown_mode_and_doc_outside_navi_exit_2(home: Path, run_cli: Run) -> N
     assert code == 2 and "mpr, navi, hybrid" in err
     code, _, err = run_cli("--home", str(home), "ask", "When?", "--mode", "hybrid", "--doc", "farm")
     assert code == 2 and "--mode navi" in err
+
+
+def test_the_status_line_says_whether_auto_widened_to_a_section() -> None:
+    from navicite.cli.ask_cmd import stage_line
+
+    line = stage_line({"name": "widen", "choice": "flat", "reason": "kept flat retrieval: the best passage sits under no heading",
+                       "seconds": 0.0}, "auto")
+    assert line == "kept flat retrieval: the best passage sits under no heading; writing the answer…"

@@ -133,3 +133,21 @@ def test_a_folder_linking_to_itself_is_read_once_and_named(tmp_path: Path) -> No
     assert summary["added"] == 1
     assert sorted(summary["repeated_folders"]) == [str(docs / "self"), str(docs / "sub" / "up")]
     assert "skipped 2 folder(s) reached again through a symbolic link" in done.stderr
+
+
+def test_trees_are_built_from_headings_without_the_model_and_the_rest_left(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    sections = [f"## {name}\n\n" + " ".join(f"The {name.lower()} notes record fact {i} of the survey." for i in range(60))
+                for name in ("Otters", "Kelp", "Urchins", "Seals")]
+    (docs / "survey.md").write_text("# Coastal survey\n\n" + "\n\n".join(sections), encoding="utf-8")
+    (docs / "diary.txt").write_text(" ".join(f"Day {i} the tide came in slowly over the sand." for i in range(300)), encoding="utf-8")
+    home = tmp_path / "home"
+    result = run(home, str(docs), "--trees", "--json")
+    assert result.returncode == 0, result.stderr
+    trees = {t["doc_id"]: t for t in json.loads(result.stdout)["trees"]}
+    by_status = sorted((t["status"], t["source"]) for t in trees.values())
+    assert by_status == [("built", "headings"), ("left", "llm")]
+    assert all(t["cost"] is None or t["cost"]["calls"] == 0 for t in trees.values())
+    text = run(home, str(docs), "--trees")
+    assert "up to date 1" in text.stderr and "left 1 without headings" in text.stderr

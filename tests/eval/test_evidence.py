@@ -198,3 +198,26 @@ def test_ranked_passages_take_the_best_within_the_budget_in_document_order(tmp_p
     assert "lighthouse" in joined and "boot" in joined
     assert joined.index("lighthouse") < joined.index("boot")  # quoted in the document's order
     assert sum(estimate_tokens(t) for t in texts[:-1]) <= 120
+
+
+def test_section_and_auto_read_the_best_passage_s_section_where_it_has_headings(tmp_path: Path) -> None:
+    from navicite.documents import Document
+    from navicite.eval.datasets import EvalQuestion
+    from navicite.eval.evidence import create_evidence_method
+    from navicite.text.sections import markdown_sections
+
+    calm = " ".join(f"Day {i} the crew mended nets and talked of the treasure map." for i in range(8))
+    text = ("# Voyage\n{calm}\n# Burial\nThe captain asked where the treasure map would lead them, and the treasure "
+            "map led the captain far. He read the chart twice at dawn before they landed. Under the old lighthouse on "
+            "the cliff the men dug for a night and a day until the spades struck an iron chest of coins.\n# Return\n{calm}")
+    document = Document(id="story", title="Logbook", text=text.replace("{calm}", calm),
+                        metadata={"sections": markdown_sections(text.replace("{calm}", calm))})
+    settings = load_settings(tmp_path, ["ingest.passage_words=20", "navigate.widen_share=0.8"])
+    question = EvalQuestion(id="q", text="Where did the treasure map lead the captain?", answers=("lighthouse",), gold={"story": 1})
+    read = {name: " ".join(create_evidence_method(name, settings, tmp_path, budget=90).run(question, document)[0])
+            for name in ("passages", "section", "auto")}
+    assert "lighthouse" not in read["passages"]  # its words are not the question's
+    assert "lighthouse" in read["section"] and read["auto"] == read["section"]
+    plain = Document(id="plain", title="Logbook", text=text.replace("{calm}", calm).replace("# ", ""))
+    flat = create_evidence_method("passages", settings, tmp_path, budget=90).run(question, plain)[0]
+    assert create_evidence_method("auto", settings, tmp_path, budget=90).run(question, plain)[0] == flat  # no headings: flat

@@ -262,3 +262,27 @@ def test_a_document_of_one_passage_is_left_to_the_model(tmp_path: Any, kit: Any)
     settings = kit.tree_settings(tmp_path, "ingest.passage_words=400")  # MANUAL is one whole-record passage
     outcome = TreeBuilder(settings, kit.rule_llm()).build(kit.sectioned_document(MANUAL))
     assert outcome.source == "llm" and "one passage only" in (outcome.fallback or "")
+
+
+def test_extractive_summaries_build_without_the_model_and_switching_rebuilds(tmp_path: Any, kit: Any) -> None:
+    document = kit.sectioned_document(MANUAL)
+    model = kit.TreeModel()
+    extractive = TreeBuilder(kit.tree_settings(tmp_path, *SMALL, "navigate.summaries=extractive"), kit.rule_llm(model))
+    outcome = extractive.build(document)
+    assert (outcome.status, outcome.source) == ("built", "headings") and outcome.cost and outcome.cost.calls == 0
+    assert model.seen == [] and extractive.build(document).status == "current"
+    tree = TreeStore.open(extractive.settings).get(document.id)
+    assert tree is not None and problems(tree) == []
+    alpha = next(n for n in tree.root.children if n.title == "Alpha")
+    assert alpha.children and alpha.paragraphs and alpha.paragraphs[0].text  # its opening sentences
+    written = TreeBuilder(kit.tree_settings(tmp_path, *SMALL), kit.rule_llm(model))
+    assert written.build(document).status == "built" and "summarise" in model.seen  # the extractive tree is not current
+
+
+def test_a_build_without_the_model_keeps_the_tree_the_model_summarised(tmp_path: Any, kit: Any) -> None:
+    document = kit.sectioned_document(MANUAL)
+    model = kit.TreeModel()
+    assert TreeBuilder(kit.tree_settings(tmp_path, *SMALL), kit.rule_llm(model)).build(document).status == "built"
+    settings = kit.tree_settings(tmp_path, *SMALL, "navigate.summaries=extractive")
+    assert TreeBuilder(settings, kit.rule_llm(model), structure_only=True).build(document).status == "current"
+    assert TreeBuilder(settings, kit.rule_llm(model)).build(document).status == "built"  # asked for extractive ones

@@ -110,7 +110,7 @@ def check_reply(content: str, citations: list[dict[str, Any]]) -> None:
 
 def test_models_are_listed(client: openai.OpenAI) -> None:
     models = client.models.list()
-    assert [m.id for m in models.data] == ["navicite", "navicite-navi", "navicite-hybrid"]
+    assert [m.id for m in models.data] == ["navicite", "navicite-navi", "navicite-hybrid", "navicite-auto"]
     assert all(m.owned_by == "navicite" and m.object == "model" for m in models.data)
     assert client.models.retrieve("navicite-hybrid").id == "navicite-hybrid"
 
@@ -240,7 +240,7 @@ def test_without_a_model_the_answer_is_503(settings) -> None:
 
 def test_ollama_chat_streams_ndjson_and_lists_tags(served: Served) -> None:
     tags = httpx.get(f"{served.url}/api/tags").json()
-    assert [m["name"] for m in tags["models"]] == ["navicite:latest", "navicite-navi:latest", "navicite-hybrid:latest"]
+    assert [m["name"] for m in tags["models"]] == ["navicite:latest", "navicite-navi:latest", "navicite-hybrid:latest", "navicite-auto:latest"]
     body = {"model": "navicite:latest", "messages": [{"role": "user", "content": QUESTION}]}
     with httpx.stream("POST", f"{served.url}/api/chat", json=body, timeout=120) as response:
         assert response.headers["content-type"].startswith("application/x-ndjson")

@@ -25,7 +25,8 @@ def ask(
     mode: Annotated[
         str,
         typer.Option("--mode", help="How evidence is found: mpr (retrieval), navi (knowledge trees of --doc or all), "
-                     "hybrid (retrieval, then navigation of retrieved documents with a tree)."),
+                     "hybrid (retrieval, then navigation of retrieved documents with a tree), auto (retrieval, widened to "
+                     "the best passage's section where it has one)."),
     ] = "mpr",
     doc: Annotated[
         Optional[list[str]], typer.Option("--doc", help="Mode navi: a document to navigate (repeatable; default: all with a tree).")
@@ -90,6 +91,8 @@ def stage_line(data: dict[str, Any], mode: str) -> str:
     if data.get("name") == "navigate":
         paths = "; ".join(" > ".join(p) for p in data.get("paths", [])[:3])
         return f"navigated {data['documents']} tree(s) in {seconds}: {data['evidence']} pieces of evidence ({paths}); writing the answer…"
+    if data.get("name") == "widen":
+        return f"{data['reason']}; writing the answer…"
     then = "navigating the trees of the best documents…" if mode == "hybrid" else "writing the answer…"
     searched = [r["sub_question"] for r in data.get("rounds", []) if r.get("queries")]
     rounds = f" over {len(searched) + 1} rounds (then: {'; '.join(searched)})" if searched else ""

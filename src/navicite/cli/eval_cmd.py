@@ -287,7 +287,7 @@ def judge_agreement(
 def evidence(
     ctx: typer.Context,
     dataset: DatasetOption,
-    method: Annotated[Optional[list[str]], typer.Option("--method", "-m", help="bm25, dense, passages, navi or navi-memory (repeatable); default bm25 and dense.")] = None,
+    method: Annotated[Optional[list[str]], typer.Option("--method", "-m", help="bm25, dense, passages, section, auto, navi or navi-memory (repeatable); default bm25 and dense.")] = None,
     budget: Annotated[int, typer.Option("--budget", min=1, help="Evidence tokens every method may hand over.")] = 1500,
     doc: Annotated[Optional[list[str]], typer.Option("--doc", help="Only questions about this document (repeatable).")] = None,
     per_doc: Annotated[Optional[int], typer.Option("--per-doc", min=1, help="Use only the first N questions of each document.")] = None,

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from navicite.cli import app
 from navicite.cli.common import err_console, print_json, settings, shown, terminal_safe
+from navicite.cli.tree_cmd import build_trees, report_trees
 from navicite.errors import UserInputError
 from navicite.ingest import FORMATS, Failure, FieldMapping, IngestProgress, IngestSummary, sample_documents
 
@@ -33,6 +34,8 @@ def ingest_command(
     link_field: Annotated[Optional[str], typer.Option("--link-field", help="Record field with the link.", metavar="NAME")] = None,
     sample: Annotated[bool, typer.Option("--sample", help="Also ingest the sample collection bundled with navicite.")] = False,
     embed: Annotated[bool, typer.Option("--embed", help="Also embed the collection for re-ranking now, instead of during the first questions.")] = False,
+    trees: Annotated[bool, typer.Option("--trees", help="Also build knowledge trees (--mode navi, hybrid) of long documents from their "
+                                        "headings now, without the model (as tree build --no-model).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
 ) -> None:
     """Add files, folders and record collections to the index; unchanged documents are skipped.
@@ -50,8 +53,13 @@ def ingest_command(
         raise UserInputError("nothing to ingest: give one or more files or folders, or --sample")
     mapping = FieldMapping(id=id_field, title=title_field, text=text_field, abstract=abstract_field, link=link_field)
     summary = _run_with_progress(targets, ctx, fmt, mapping)
-    extra = {"embedded": _embed_with_progress(ctx).embedded} if embed else {}
+    extra: dict[str, Any] = {"embedded": _embed_with_progress(ctx).embedded} if embed else {}
+    built = build_trees(settings(ctx), None, no_model=True) if trees else []
+    if trees:
+        extra["trees"] = [o.to_dict() for o in built]
     _print_summary(summary, as_json, extra)
+    if trees and not as_json:
+        report_trees(built, as_json=False)
     if summary.failed:
         raise typer.Exit(1)
 
@@ -133,7 +141,7 @@ def failure_lines(failures: list[Failure]) -> list[str]:
     return lines
 
 
-def _print_summary(summary: IngestSummary, as_json: bool, extra: dict[str, int] | None = None) -> None:
+def _print_summary(summary: IngestSummary, as_json: bool, extra: dict[str, Any] | None = None) -> None:
     lines = failure_lines(summary.failed)
     for line in lines[:MAX_LISTED_FAILURES]:
         err_console.print(f"[red]failed:[/] {shown(line)}", highlight=False, soft_wrap=True)

@@ -13,6 +13,7 @@ from navicite import index as index_layer
 from navicite import llm as llm_layer
 from navicite.cli import app
 from navicite.cli.common import err_console, out_console, print_json, settings
+from navicite.config import Settings
 from navicite.errors import DocumentNotFound, UserInputError
 from navicite.navigate.build import BuildOutcome, TreeBuilder
 from navicite.navigate.organise import BuildProgress
@@ -31,6 +32,8 @@ def build_command(
     ctx: typer.Context,
     doc_ids: Annotated[Optional[list[str]], typer.Argument(help="Document ids (default: every document).", show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild trees that are up to date.")] = False,
+    no_model: Annotated[bool, typer.Option("--no-model", help="Only from outlines and headings, each node summarised by its "
+                                           "opening sentences: no model call, seconds for a pile; documents without headings are left.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcomes as JSON on stdout.")] = False,
 ) -> None:
     """Build the trees of documents longer than navigate.min_document_words; up-to-date trees are kept.
@@ -38,7 +41,17 @@ def build_command(
     Without ids, every document of the collection is considered and trees of removed
     documents are deleted. Exit code 1 if a tree could not be built, 2 for an unknown id.
     """
-    cfg = settings(ctx)
+    outcomes = build_trees(settings(ctx), doc_ids, force=force, no_model=no_model)
+    report_trees(outcomes, as_json)
+    if any(o.status == "failed" for o in outcomes):
+        raise typer.Exit(1)
+
+
+def build_trees(cfg: Settings, doc_ids: list[str] | None, force: bool = False, no_model: bool = False) -> list[BuildOutcome]:
+    """Build the trees of ``doc_ids`` (default: all) with a progress bar; ``no_model``: from headings alone,
+    extractive summaries (``navigate.summaries=extractive``), documents without headings left."""
+    if no_model:
+        cfg = cfg.model_copy(update={"navigate": cfg.navigate.model_copy(update={"summaries": "extractive"})})
     bar = Progress(
         TextColumn("[bold]tree[/] {task.fields[doc]}"),
         BarColumn(),
@@ -55,15 +68,13 @@ def build_command(
         bar.update(tasks[event.doc_id], total=event.total, completed=event.done, phase=event.phase,
                    calls=event.calls, tokens=event.tokens)
 
-    builder = TreeBuilder(cfg, llm_layer.create(cfg), progress=update)
+    llm = llm_layer.NoLLM(cfg) if no_model else llm_layer.create(cfg)
+    builder = TreeBuilder(cfg, llm, progress=update, structure_only=no_model)
     with bar:
-        outcomes = builder.build_collection(index_layer.create(cfg), doc_ids, force=force)
-    _report(outcomes, as_json)
-    if any(o.status == "failed" for o in outcomes):
-        raise typer.Exit(1)
+        return builder.build_collection(index_layer.create(cfg), doc_ids, force=force)
 
 
-def _report(outcomes: list[BuildOutcome], as_json: bool) -> None:
+def report_trees(outcomes: list[BuildOutcome], as_json: bool) -> None:
     if as_json:
         print_json([o.to_dict() for o in outcomes])
         return
@@ -80,9 +91,11 @@ def _report(outcomes: list[BuildOutcome], as_json: bool) -> None:
             )
         elif o.status == "failed":
             err_console.print(f"[red]failed:[/] {escape(o.doc_id)} {_path(o)}: {escape(o.error or '')}", highlight=False)
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("built", "current", "short", "failed")}
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("built", "current", "short", "failed", "left")}
+    left = (f", left {counts['left']} without headings (the model organises them: navicite tree build)"
+            if counts["left"] else "")
     err_console.print(
-        f"built {counts['built']}, up to date {counts['current']}, too short {counts['short']}, failed {counts['failed']}",
+        f"built {counts['built']}, up to date {counts['current']}, too short {counts['short']}, failed {counts['failed']}{left}",
         highlight=False,
     )
 

@@ -10,6 +10,10 @@ method, then scored by how much of the gold answer they contain (NaviRAG's
 - ``passages``: what ``ask`` quotes by default: the document's passages (sentence-aligned,
   ``ingest.passage_words``) scored by BM25 and ordered by the shipped reranker
   (``rerank.backend``), the best taken up to the budget and quoted in document order;
+- ``section``: ``passages``' ranking with a share of the budget (``navigate.widen_share``) given to
+  the best passage's section, nearest neighbours first (:mod:`navicite.navigate.widen`; no model);
+- ``auto``: what ``ask --mode auto`` reads: ``section`` when the best passage sits under a heading
+  (:func:`navicite.navigate.widen.sectioned`), else ``passages``;
 - ``navi`` / ``navi-memory``: the navigation agent's evidence in the document's
   knowledge tree (built on first use into the run's cache, with its cost recorded; here
   every document gets one, also those below ``navigate.min_document_words``), topped up
@@ -36,7 +40,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from navicite.config import Settings
-from navicite.documents import Document, Segment
+from navicite.documents import Document, Passage, Segment
 from navicite.errors import UserInputError
 from navicite.eval.datasets import EvalDataset, EvalQuestion
 from navicite.eval.metrics import answer_in_context_recall
@@ -50,7 +54,7 @@ from navicite.text.segments import segment
 
 RECORDS_FILE = "evidence.jsonl"
 ANSWERS_FILE = "answers.jsonl"
-METHODS: tuple[str, ...] = ("bm25", "dense", "passages", "navi", "navi-memory")
+METHODS: tuple[str, ...] = ("bm25", "dense", "passages", "navi", "navi-memory", "section", "auto")
 
 #: Tokens the " …" ending of a cut text costs.
 _ELLIPSIS_TOKENS = 2
@@ -188,27 +192,66 @@ class RankedPassages:
         self.words = settings.ingest.passage_words
         self.reranker = rerank.create(settings)
         self.budget = budget
+        self._passages: dict[str, list[Passage]] = {}
 
-    def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
+    def ranking(self, question: EvalQuestion, document: Document) -> list[Passage]:
+        """The document's passages, best first by BM25 then the reranker."""
         from navicite.rerank.base import RerankItem
-        from navicite.text.passages import cut_passages
 
-        passages = cut_passages(document, self.words)
+        passages = self.passages(document)
         if not passages:
-            return [], {}
+            return []
         bm25 = LocalBM25([p.text for p in passages]).scores(question.text)
         items = [RerankItem(str(i), f"{document.title}\n{p.text}", {"bm25": float(bm25[i])}) for i, p in enumerate(passages)]
-        chosen: list[int] = []
-        left = self.budget
-        overflow: list[int] = []
-        for scored in self.reranker.rerank(question.text, items, len(items)):
-            cost = estimate_tokens(passages[int(scored.doc_id)].text)
-            if cost > left:
-                overflow = [int(scored.doc_id)]  # the next best, cut to what is left, goes last
-                break
-            chosen.append(int(scored.doc_id))
-            left -= cost
-        return [passages[i].text for i in [*sorted(chosen), *overflow]], {}
+        return [passages[int(scored.doc_id)] for scored in self.reranker.rerank(question.text, items, len(items))]
+
+    def passages(self, document: Document) -> list[Passage]:
+        """The document's passages in order (cut once per document)."""
+        from navicite.text.passages import cut_passages
+
+        if document.id not in self._passages:
+            self._passages[document.id] = cut_passages(document, self.words)
+        return self._passages[document.id]
+
+    def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
+        return in_reading_order(self.ranking(question, document), self.budget), {}
+
+
+def in_reading_order(ranked: list[Passage], budget: int) -> list[str]:
+    """The best passages up to ``budget`` in document order; the next best, cut to what is left, last."""
+    chosen: list[Passage] = []
+    left = budget
+    overflow: list[Passage] = []
+    for passage in ranked:
+        cost = estimate_tokens(passage.text)
+        if cost > left:
+            overflow = [passage]
+            break
+        chosen.append(passage)
+        left -= cost
+    return [p.text for p in [*sorted(chosen, key=lambda p: p.number), *overflow]]
+
+
+class SectionPassages:
+    """``passages`` widened: a share of the budget goes to the best passage's section (``auto``: only
+    when it sits under a heading; a document without headings widens to the neighbours otherwise)."""
+
+    def __init__(self, settings: Settings, budget: int, auto: bool = False) -> None:
+        self.name = "auto" if auto else "section"
+        self.flat = RankedPassages(settings, budget)
+        self.share = settings.navigate.widen_share
+        self.budget = budget
+        self.auto = auto
+
+    def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
+        from navicite.navigate.widen import sectioned, widen
+
+        ranked = self.flat.ranking(question, document)
+        if self.auto and not sectioned(ranked):
+            return in_reading_order(ranked, self.budget), {"paths": ["flat"]}
+        widened = widen(ranked, lambda _doc: self.flat.passages(document), self.budget, self.share)
+        label = " > ".join(widened.section) or "(neighbours)"
+        return in_reading_order(widened.passages, self.budget), {"paths": [f"section: {label} (+{widened.added})"]}
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -255,6 +298,8 @@ def create_evidence_method(name: str, settings: Settings, folder: Path, llm: LLM
         return DenseSegments(settings, folder / "embeddings")
     if name == "passages":
         return RankedPassages(settings, budget or 1500)
+    if name in ("section", "auto"):
+        return SectionPassages(settings, budget or 1500, auto=name == "auto")
     if name in ("navi", "navi-memory"):
         return NaviEvidence(settings, folder / "trees.sqlite", memory=name == "navi-memory", llm=llm, budget=budget)
     raise UserInputError(f"unknown evidence method {name!r}; available: {', '.join(METHODS)}")

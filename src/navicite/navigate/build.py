@@ -35,7 +35,8 @@ from navicite.text.segments import segment
 #: The stages of a structure tree's build.
 STRUCTURE_STAGES = ("tree_summarise",)
 
-Status = Literal["built", "current", "short", "failed"]
+#: ``left``: a document without usable headings, not organised because the build may not call the model.
+Status = Literal["built", "current", "short", "failed", "left"]
 
 
 @dataclass
@@ -68,9 +69,12 @@ class BuildOutcome:
 class TreeBuilder:
     """Builds and stores the trees of long documents."""
 
-    def __init__(self, settings: Settings, llm: LLM, store: TreeStore | None = None, progress: ProgressFn | None = None) -> None:
+    def __init__(self, settings: Settings, llm: LLM, store: TreeStore | None = None, progress: ProgressFn | None = None,
+                 structure_only: bool = False) -> None:
+        """``structure_only``: build only from outlines and headings (documents without them are ``left``)."""
         self.settings = settings
         self.llm = llm
+        self.structure_only = structure_only
         self.store = store or TreeStore.open(settings)
         self.progress = progress
         self.params = build_params(settings)
@@ -94,8 +98,10 @@ class TreeBuilder:
         source = structure.source if structure.usable else "llm"
         fallback = None if structure.usable else structure.problem
         params = build_params(self.settings, structure.source) if structure.usable else self.params
-        if not force and self.store.is_current(document.id, document.fingerprint, params):
+        if not force and self._current(document, params):
             return BuildOutcome(document.id, "current", source=source, fallback=fallback)
+        if self.structure_only and not structure.usable:
+            return BuildOutcome(document.id, "left", source=source, fallback=fallback)
         try:
             tree = self.organise(document)
             self.store.put(tree, params)
@@ -104,6 +110,14 @@ class TreeBuilder:
                 self.store.delete([document.id])  # the old tree describes a text that is gone
             return BuildOutcome(document.id, "failed", error=str(exc), source=source, fallback=fallback)
         return BuildOutcome(document.id, "built", tree.cost, nodes=sum(1 for _ in tree.nodes()), source=source, fallback=fallback)
+
+    def _current(self, document: Document, params: dict[str, Any]) -> bool:
+        """Whether the stored tree is current; a build without the model also keeps a current tree
+        whose summaries the model wrote (it is the better one)."""
+        if self.store.is_current(document.id, document.fingerprint, params):
+            return True
+        written = {k: v for k, v in params.items() if k != "summaries"}
+        return self.structure_only and written != params and self.store.is_current(document.id, document.fingerprint, written)
 
     def structure(self, document: Document) -> Structure:
         """The document's usable outline or headings, or why the model organises it (no model call)."""
@@ -128,7 +142,8 @@ class TreeBuilder:
         return cut_passages(document, self.settings.ingest.passage_words)
 
     def _from_structure(self, document: Document, structure: Structure) -> KnowledgeTree:
-        """Shape the tree from ``structure``, then let the model summarise its inner nodes.
+        """Shape the tree from ``structure``, then let the model summarise its inner nodes
+        (``navigate.summaries=extractive``: they keep their opening sentences).
 
         The call budget is the one the model's organisation would have had for this document
         (``navigate.max_calls_per_segment`` per segment, at least one call); summaries it declines
@@ -148,9 +163,10 @@ class TreeBuilder:
                     cost = cost_of(calls, STRUCTURE_STAGES)
                     self.progress(BuildProgress(document.id, "summarise", done, total, cost.calls, cost.prompt_tokens + cost.completion_tokens))
 
-            report(0, 1)
-            summariser = Summariser(self.llm, self.settings, budget, self.store.memo(document.id))
-            tree.memo = summariser.run(tree, fixed, report)
+            if self.settings.navigate.summaries == "model":
+                report(0, 1)
+                summariser = Summariser(self.llm, self.settings, budget, self.store.memo(document.id))
+                tree.memo = summariser.run(tree, fixed, report)
         check(tree)
         tree.cost = build_cost(calls, STRUCTURE_STAGES, budget, started, document, len(passages))
         return tree

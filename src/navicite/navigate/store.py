@@ -58,6 +58,7 @@ def build_params(settings: Settings, source: str | None = None) -> dict[str, Any
             "max_calls_per_segment": nav.max_calls_per_segment,
             "summaries_per_call": nav.summaries_per_call,
             "node_summary_words": nav.node_summary_words,
+            **({"summaries": nav.summaries} if nav.summaries != "model" else {}),  # model-summarised trees stay current
         }
     return {
         "segment_words": settings.ingest.segment_words,

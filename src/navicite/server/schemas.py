@@ -26,8 +26,9 @@ class AskRequest(_Body):
     """A question for ``POST /v1/ask``."""
 
     question: ClientText = Field(..., min_length=1, max_length=4000, description="The question, in any language.")
-    mode: Literal["mpr", "navi", "hybrid"] = Field(
-        "mpr", description="How evidence is found: mpr (retrieval), navi (knowledge trees), hybrid (both)."
+    mode: Literal["mpr", "navi", "hybrid", "auto"] = Field(
+        "mpr", description="How evidence is found: mpr (retrieval), navi (knowledge trees), hybrid (both), "
+        "auto (retrieval, widened to the best passage's section where it has one)."
     )
     doc_ids: list[ClientText] | None = Field(None, max_length=100, description="Mode navi: navigate only these documents.")
     stream: bool = Field(False, description="Send server-sent events (stage, token, reset, answer, error) instead of one JSON answer.")
@@ -71,7 +72,7 @@ class ChatMessage(_ClientBody):
 class ChatCompletionRequest(_ClientBody):
     """``POST /v1/chat/completions``; sampling options (temperature, max_tokens, ...) are ignored."""
 
-    model: str = Field("navicite", description="navicite (mode mpr), navicite-navi or navicite-hybrid; see GET /v1/models.")
+    model: str = Field("navicite", description="navicite (mode mpr), navicite-navi, navicite-hybrid or navicite-auto; see GET /v1/models.")
     messages: list[ChatMessage] = Field(default_factory=list, max_length=500)
     stream: bool = False
     stream_options: dict[str, Any] | None = Field(None, description="{\"include_usage\": true} adds a last chunk with usage.")

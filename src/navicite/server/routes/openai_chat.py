@@ -1,7 +1,7 @@
 """Chat endpoints for chat clients: OpenAI's ``/v1/chat/completions`` and ``/v1/models``, Ollama's
 ``/api/chat`` and ``/api/tags`` (Open WebUI, LibreChat, the ``openai`` package, ...).
 
-The models are navicite's modes: ``navicite`` (mpr), ``navicite-navi`` and ``navicite-hybrid``.
+The models are navicite's modes: ``navicite`` (mpr), ``navicite-navi``, ``navicite-hybrid`` and ``navicite-auto``.
 
 From a conversation to a question
     The last user message is the question. System messages and earlier answers are not read:
@@ -73,7 +73,7 @@ from navicite.server.streaming import HEARTBEAT_S, paced
 log = logging.getLogger(__name__)
 
 #: Model id -> the mode that finds the evidence.
-MODELS: dict[str, Mode] = {"navicite": "mpr", "navicite-navi": "navi", "navicite-hybrid": "hybrid"}
+MODELS: dict[str, Mode] = {"navicite": "mpr", "navicite-navi": "navi", "navicite-hybrid": "hybrid", "navicite-auto": "auto"}
 #: A last user message shorter than this (in words) is read as a follow-up of the previous question.
 FOLLOW_UP_WORDS = 8
 #: The limit of ``POST /v1/ask``.
@@ -327,7 +327,7 @@ def _models() -> list[dict[str, Any]]:
 
 @router.get("/models", summary="navicite's modes as OpenAI models")
 async def list_models() -> dict[str, Any]:
-    """``navicite`` answers from retrieval (mpr), ``navicite-navi`` from knowledge trees, ``navicite-hybrid`` from both."""
+    """``navicite`` answers from retrieval (mpr), ``navicite-navi`` from knowledge trees, ``navicite-hybrid`` from both, ``navicite-auto`` from retrieval widened to a section."""
     return {"object": "list", "data": _models()}
 
 
