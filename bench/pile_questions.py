@@ -3,7 +3,7 @@
 The pile (``../shared/data/pile``: PDFs, HTML manuals, a plain-text specification, and
 ``questions.jsonl``) is ingested as one collection into ``--home`` (once; a later run reuses it),
 then every question is asked of the whole collection the way ``navicite ask --json`` asks it
-(mode mpr, no document named), in this process so the model loads once. Each answer's JSON
+(mode mpr, or ``--mode auto``; no document named), in this process so the model loads once. Each answer's JSON
 (``Answer.to_dict()``, plus the sources the draft read and the seconds) goes to
 ``--out/answers/<id>.json``, one scored record a line to ``--out/records.jsonl``; a re-run skips
 what is there and prints the tables. Scoring follows the pile's README:
@@ -109,7 +109,7 @@ def ingest(home: Path, docs: list[Path], overrides: list[str]) -> None:
     (home / "done-ingest").write_text(f"{time.perf_counter() - started:.1f} s\n")
 
 
-def ask(collection: Collection, question: dict[str, Any], files: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+def ask(collection: Collection, question: dict[str, Any], files: dict[str, str], mode: str = "mpr") -> tuple[dict[str, Any], dict[str, Any]]:
     """One question the way ``ask --json`` asks it: the answer JSON (with the draft's sources) and its scores."""
     read: list[dict[str, Any]] = []
     selector = collection.engine.citeg.selector
@@ -124,7 +124,7 @@ def ask(collection: Collection, question: dict[str, Any], files: dict[str, str])
     started = time.perf_counter()
     answer, error = None, ""
     try:
-        for event in collection.ask_stream(question["question"]):
+        for event in collection.ask_stream(question["question"], mode):  # type: ignore[arg-type]
             if event.kind == "answer":
                 answer = event.data["answer"]
     except Exception as exc:  # noqa: BLE001 - a failed question is a miss, and the run goes on
@@ -213,10 +213,14 @@ def tables(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def chosen_sources(collection: Collection, question: str) -> list[dict[str, Any]]:
-    """The sources the draft of ``question`` would read (retrieval, then the selector), no model call."""
+def chosen_sources(collection: Collection, question: str, mode: str = "mpr") -> list[dict[str, Any]]:
+    """The sources the draft of ``question`` would read (retrieval, widened in mode auto, then the selector), no model call."""
     engine = collection.engine
     sources = engine.sources(engine.retrieve(question))
+    if mode == "auto":
+        from navicite.stages import StageRecorder
+
+        sources = engine.widen_sources(sources, StageRecorder())
     try:
         entries = engine.citeg.selector.run(sources, question)
     except TypeError:  # a selector that does not read the question (before issue 40)
@@ -224,14 +228,14 @@ def chosen_sources(collection: Collection, question: str) -> list[dict[str, Any]
     return [{**e.source.listing(e.number), "section": list(e.source.section), "text": e.text} for e in entries]
 
 
-def evidence_table(collection: Collection, questions: list[dict[str, Any]], files: dict[str, str], out: Path) -> None:
+def evidence_table(collection: Collection, questions: list[dict[str, Any]], files: dict[str, str], out: Path, mode: str = "mpr") -> None:
     """Evidence recall for every question: gold place(s) and answer text in the draft's sources."""
     done = {json.loads(line)["id"]: json.loads(line) for line in out.read_text().splitlines()} if out.exists() else {}
     lines = ["| id | kind | gold place in sources | answer in sources | sources | documents |", "|---|---|---|---|---|---|"]
     for q in questions:
         if q["id"] not in done:
             started = time.perf_counter()
-            read = chosen_sources(collection, q["question"])
+            read = chosen_sources(collection, q["question"], mode)
             done[q["id"]] = {"id": q["id"], "kind": q["kind"], "seconds": round(time.perf_counter() - started, 1),
                              "place": [any(at_place(s, p, files) for s in read) for p in places(q)],
                              "answer": answer_in_sources(q, read),
@@ -257,6 +261,7 @@ def main() -> None:
     parser.add_argument("--evidence-only", action="store_true",
                         help="no answers: the sources the draft would read, for every question (retrieval and selection, no model call)")
     parser.add_argument("--set", action="append", default=[], dest="overrides", help="settings override section.key=value")
+    parser.add_argument("--mode", choices=("mpr", "auto"), default="mpr", help="how evidence is found (ask --mode); default mpr")
     args = parser.parse_args()
 
     questions = [json.loads(line) for line in (args.pile / "questions.jsonl").read_text().splitlines() if line.strip()]
@@ -269,7 +274,7 @@ def main() -> None:
     with Collection(args.home, args.overrides) as collection:
         files = {d.id: Path(d.metadata.get("source", "")).name for d in collection.documents()}
         if args.evidence_only:
-            evidence_table(collection, questions, files, args.out / "evidence.jsonl")
+            evidence_table(collection, questions, files, args.out / "evidence.jsonl", args.mode)
             return
         records: list[dict[str, Any]] = []
         nth = {id(q): sum(p["kind"] == q["kind"] for p in questions[:n]) for n, q in enumerate(questions)}
@@ -280,7 +285,7 @@ def main() -> None:
                 continue
             if args.rescore or (args.only and q["id"] not in args.only):
                 continue
-            data, record = ask(collection, q, files)
+            data, record = ask(collection, q, files, args.mode)
             saved.write_text(json.dumps(data, ensure_ascii=False, indent=1))
             records.append(record)
             print(f"[{q['id']} {q['kind']}] right {record['right']} cited {record['cited']} place {record['place_right']} "

@@ -223,7 +223,7 @@ class Engine:
             sources = self.sources(result)
             targets = self._hybrid_targets(sources) if mode == "hybrid" else []
             if mode == "auto":
-                sources = self._widened(sources, recorder)
+                sources = self.widen_sources(sources, recorder)
                 yield Event("stage", {"name": "widen", "seconds": recorder.last.seconds, **recorder.last.outputs})
         if targets:
             navigated = self._navigate(question, targets, recorder)
@@ -259,7 +259,7 @@ class Engine:
             out.append(source.listing(number))
         return out
 
-    def _widened(self, sources: list[Source], recorder: StageRecorder) -> list[Source]:
+    def widen_sources(self, sources: list[Source], recorder: StageRecorder) -> list[Source]:
         """Mode auto: ``sources`` with the best passage's section mates after it, when it has a section (stage ``widen``).
 
         The mates carry the best passage's score (where theirs is lower), so the reading budget's score
