@@ -167,3 +167,20 @@ def test_list_items_that_are_sentences_stay_apart() -> None:
     assert join_short_lists(text, segment_text(text)) == segment_text(text)
     text = "Two things:\n- Japan"  # one item: nothing to join
     assert join_short_lists(text, segment_text(text)) == segment_text(text)
+
+
+def test_hard_wrapped_prose_is_one_sentence_across_its_lines() -> None:
+    # The Mutt manual (plain text wrapped at 72 columns): read line by line, the closest quote of
+    # an answer stopped at "(because for IMAP Mutt".
+    text = ("As for regular expressions, a lower case string search pattern makes Mutt\n"
+            "perform a case-insensitive search except for IMAP (because for IMAP Mutt\n"
+            "performs server-side searches which don't support case-insensitivity).\n\nChapter 9. Reference")
+    units = segment_text(text)
+    assert [u.text.split()[-1] for u in units] == ["case-insensitivity).", "Reference"]
+    assert all(text[u.start:u.end] == u.text for u in units)
+
+
+def test_lines_that_end_a_sentence_or_open_in_capitals_stay_apart() -> None:
+    assert sentences("The default is 50.\nthe maximum is 80.") == ["The default is 50.", "the maximum is 80."]
+    assert sentences("Answer: Paris\nParis is the capital of France.") == ["Answer: Paris", "Paris is the capital of France."]
+    assert [u.text for u in segment_text("Steps:\n- open it\n- save it")] == ["Steps:", "open it", "save it"]
