@@ -41,7 +41,7 @@ from navicite.eval.support_set import SupportPair, held_out, load_support_set
 from navicite.llm.base import LLM, CallOptions, LLMError
 from navicite.messages import Message
 from navicite.support.base import Passage
-from navicite.support.llm import LLMJudge, plain_claim, support_probability, titled
+from navicite.support.llm import LLMJudge, plain_claim, support_probability, titled, yes_probability
 from navicite.support.trained import MAX_LENGTH, TrainedJudge, shipped_network
 from navicite.text.quote import defuse
 from navicite.text.sentences import split_sentences
@@ -163,16 +163,11 @@ class Arms:
 
 
 def verdict_after_quote(tokens: Sequence[tuple[str, dict[str, float]]]) -> float | None:
-    """p(true) / (p(true) + p(false)) at the first true/false token once ``"supported"`` has been written."""
+    """:func:`~navicite.support.llm.yes_probability` at the verdict once ``"supported"`` has been written."""
     text = ""
-    for token, top in tokens:
-        if '"supported"' in text and token.strip().lower() in ("true", "false"):
-            mass = {"true": 0.0, "false": 0.0}
-            for alternative, logprob in top.items():
-                if (word := alternative.strip().lower()) in mass:
-                    mass[word] += math.exp(logprob)
-            total = mass["true"] + mass["false"]
-            return mass["true"] / total if total > 0 else None
+    for k, (token, _) in enumerate(tokens):
+        if '"supported"' in text:
+            return yes_probability(tokens[k:])
         text += token
     return None
 
@@ -285,7 +280,7 @@ def report_command(args: argparse.Namespace) -> None:
             f"{s} {auc([(f(r), r['supported']) for r in sel if r.get('source') == s]):.3f} ({sum(r.get('source') == s for r in sel)})"
             for s in sources))
     real = [r for r in rows.values() if r.get("source") == "read:answers" and "passage" in r]
-    print(f"\nreal answer sentences (read:answers), the shipped question's p(yes):")
+    print("\nreal answer sentences (read:answers), the shipped question's p(yes):")
     for part, keep in (("tuning", False), ("held-out", True)):
         got = [(r["passage"]["p"], r["supported"]) for r in real if r["held_out"] == keep]
         print(f"  {part} ({len(got)}, {sum(y for _, y in got)} supported): AUC {auc(got):.3f}; "
