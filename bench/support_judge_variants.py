@@ -12,6 +12,8 @@ still holds both parts and every source). Arms (``--arm``, repeatable):
 - ``likelihood``: the claim's tokens forced one by one (a grammar admitting only the claim) after
   the passage and after no passage; mean and lowest token log-probability given the passage, and
   the mean and lowest per-token gain over no passage (embedded backend only);
+- ``claim_first``: the shipped question with the claim before the passages (the check of a quoted
+  sentence, ``judge_answers``, gained most from the question first: AUC 0.75 -> 0.88);
 - ``quote``: the question asked quote first (``{"quote": ..., "supported": ...}``), p(yes) at
   the verdict token after the quote.
 
@@ -41,7 +43,7 @@ from navicite.eval.support_set import SupportPair, held_out, load_support_set
 from navicite.llm.base import LLM, CallOptions, LLMError
 from navicite.messages import Message
 from navicite.support.base import Passage
-from navicite.support.llm import LLMJudge, plain_claim, support_probability, titled, yes_probability
+from navicite.support.llm import LLMJudge, Reply, plain_claim, support_probability, titled, yes_probability
 from navicite.support.trained import MAX_LENGTH, TrainedJudge, shipped_network
 from navicite.text.quote import defuse
 from navicite.text.sentences import split_sentences
@@ -61,6 +63,15 @@ Claim: {claim}
 
 First copy, word for word, the one sentence of the source that comes closest to stating the claim. Then decide whether the source states the claim or makes it plainly follow. Wording may differ. If the claim adds a name, number, date or detail that the source does not give, it is not supported.
 Reply in JSON: {{"quote": "...", "supported": true}} or {{"quote": "...", "supported": false}}"""
+
+
+#: The ``claim_first`` arm's question (sent after cite_system): judge_support's words, the claim first.
+ASK_CLAIM_FIRST = """Claim: {claim}
+
+{source}
+
+Does the source above state this claim, or make it plainly follow? Wording and language may differ. If the claim adds a name, number, date or detail that the source does not give, it is not supported.
+Reply in JSON: {{"supported": true}} or {{"supported": false}}"""
 
 
 class QuotedReply(BaseModel):
@@ -150,6 +161,17 @@ class Arms:
         return {"tokens": len(given), "mean": float(np.mean(given)), "min": float(np.min(given)),
                 "gain": float(np.mean(gain)), "min_gain": float(np.min(gain))}
 
+    def claim_first(self, pair: SupportPair) -> dict:
+        premises = [p for p in pair.passages if p.text.strip()]
+        room = self.judge.max_chars // max(1, len(premises))  # the shipped judge's cut
+        blocks = "\n".join(f"<source>\n{titled(defuse(p.title), defuse(p.text if len(p.text) <= room else p.text[:room] + ' ...'))}\n</source>"
+                           for p in premises)
+        messages = prompts.render("cite_system") + [Message("user", ASK_CLAIM_FIRST.format(source=blocks, claim=plain_claim(pair.claim)))]
+        reply, tokens = self.model.complete_json_scored(messages, Reply, CallOptions(
+            temperature=0.0, max_tokens=16, stage="verify", alternatives=8))
+        p = yes_probability(tokens)
+        return {"p": (1.0 if reply.supported else 0.0) if p is None else p}
+
     def quote(self, pair: SupportPair) -> dict:
         messages = prompts.render("cite_system") + [
             Message("user", ASK_QUOTE.format(source=source_text(pair), claim=plain_claim(pair.claim)))]
@@ -238,6 +260,8 @@ def report_command(args: argparse.Namespace) -> None:
         "window, best of 1": lambda r: r["window"]["p"][0],
         "window, best of 2": lambda r: max(r["window"]["p"]),
         "mean(passage, window best of 2)": lambda r: (r["passage"]["p"] + max(r["window"]["p"])) / 2,
+        "claim first": lambda r: r["claim_first"]["p"],
+        "mean(passage, claim first)": lambda r: (r["passage"]["p"] + r["claim_first"]["p"]) / 2,
         "quote first": lambda r: r["quote"]["p"],
         "mean(passage, quote first)": lambda r: (r["passage"]["p"] + r["quote"]["p"]) / 2,
         **{f"likelihood {n}": (lambda n: lambda r: r["likelihood"][n])(n) for n in likelihood_names},
@@ -289,14 +313,14 @@ def report_command(args: argparse.Namespace) -> None:
         print(f"  {part}, {VERDICT}: " + _points(got, ACCEPT_LEVELS))
     print("\nseconds per pair (mean): " + ", ".join(
         f"{arm} {np.mean([r[arm]['s'] for r in rows.values() if arm in r and 's' in r[arm]]):.2f}"
-        for arm in ("passage", "window", "likelihood", "quote") if any(arm in r for r in rows.values())))
+        for arm in ("passage", "window", "likelihood", "claim_first", "quote") if any(arm in r for r in rows.values())))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     r = commands.add_parser("run")
-    r.add_argument("--arm", action="append", choices=["passage", "window", "likelihood", "quote"], required=True)
+    r.add_argument("--arm", action="append", choices=["passage", "window", "likelihood", "claim_first", "quote"], required=True)
     r.add_argument("--home", type=Path, default=Path("/tmp/support-bench"), help="navicite home holding the LLM cache")
     r.add_argument("--threads", type=int, default=2)
     r.add_argument("--limit", type=int, default=0, help="only the first N pairs of the interleaved order")

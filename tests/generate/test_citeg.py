@@ -304,13 +304,40 @@ def test_no_recheck_by_default(scripted_llm, tmp_path) -> None:
 
 def test_an_answer_no_source_supports_is_said_missing_with_the_closest_source_sentence_cited(scripted_llm, tmp_path) -> None:
     # Issue 40: asked for what no document states, the model wrote the nearest value it had read.
-    llm = scripted_llm("The Eiffel Tower was completed in 1887.", {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]})
+    # The third reply: the quoted sentence does not answer the question.
+    llm = scripted_llm("The Eiffel Tower was completed in 1887.", {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]},
+                       {"answers": False})
     answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run("When was the Eiffel Tower completed?", SOURCES)
     assert answer.answer == ("The sources do not answer this question.\n\nThe closest the sources come is: "
                              "“The Eiffel Tower is a lattice tower in Paris. It was completed in 1889” [1].")
     assert [(s.kind, s.markers) for s in answer.sentences] == [("general", []), ("cited", [1])]
     assert answer.sentences[1].checks[0].scorer == "quote" and answer.citations[0].doc_id == "d1"
     assert [s.text for s in answer.withheld] == ["The Eiffel Tower was completed in 1887."] and answer.short_answer is None
+    quote = next(t for t in answer.trace if t.name == "quote")
+    assert quote.outputs["answers"] is False and "Question: When was the Eiffel Tower completed?" in llm.calls[2].prompt
+
+
+def test_a_quoted_sentence_that_answers_is_the_answer(scripted_llm, tmp_path) -> None:
+    # Held-out pile p2-11 (7 Dec 2026): "The sources do not answer this question." above the quote that did.
+    llm = scripted_llm("The Eiffel Tower was completed in 1887.", {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]},
+                       {"answers": True})
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run("When was the Eiffel Tower completed?", SOURCES)
+    assert answer.answer == "The sources say: “The Eiffel Tower is a lattice tower in Paris. It was completed in 1889” [1]."
+    assert [(s.kind, s.markers) for s in answer.sentences] == [("cited", [1])] and answer.sentences[0].checks[0].scorer == "quote"
+    assert [s.text for s in answer.withheld] == ["The Eiffel Tower was completed in 1887."]
+    # At level 1 nothing is asked: the quote stays the closest the sources come.
+    llm = scripted_llm("The Eiffel Tower was completed in 1887.", {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]})
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false", "generate.quote_answer_level=1").run(
+        "When was the Eiffel Tower completed?", SOURCES)
+    assert answer.answer.startswith("The sources do not answer this question.") and len(llm.calls) == 2
+
+
+def test_a_misbehaving_reply_about_the_quote_keeps_it_the_closest(scripted_llm, tmp_path) -> None:
+    llm = scripted_llm("The Eiffel Tower was completed in 1887.", {"sentences": [{"index": 1, "kind": "fact", "sources": [1]}]},
+                       "no json here", "still none")
+    answer = default_citeg(llm, tmp_path, "generate.answer_phrase=false").run("When was the Eiffel Tower completed?", SOURCES)
+    assert answer.answer.startswith("The sources do not answer this question.\n\nThe closest the sources come is:")
+    assert "error" in next(t for t in answer.trace if t.name == "quote").outputs
 
 
 def test_a_draft_opening_with_its_sources_title_is_answered_by_the_sentence_after(scripted_llm, tmp_path) -> None:

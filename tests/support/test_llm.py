@@ -7,7 +7,7 @@ import math
 from navicite.llm.core import Completion
 from navicite.llm.scripted import ScriptedLLM
 from navicite.support.base import Passage
-from navicite.support.llm import LLMJudge, support_probability, yes_probability
+from navicite.support.llm import LLMJudge, answer_probability, support_probability, yes_probability
 
 TOWER = [Passage("Eiffel Tower", "The Eiffel Tower was completed in 1889.")]
 
@@ -45,3 +45,21 @@ def test_a_reply_that_is_no_verdict_is_not_supported_and_counted() -> None:
     judge = LLMJudge(ScriptedLLM(default="not json at all"))
     verdict = judge.entails(TOWER, "It was completed in 1889.")
     assert not verdict.supported and judge.failures == 1
+
+
+def test_whether_a_source_sentence_answers_is_asked_question_first() -> None:
+    llm = _WithAlternatives(default={"answers": True})
+    assert answer_probability(llm, "Eiffel Tower", "It was completed in 1889.", "When was it completed?") == 0.8
+    prompt = llm.calls[0].prompt
+    assert prompt.index("Question: When was it completed?") < prompt.index("It was completed in 1889.")
+    assert answer_probability(ScriptedLLM(default={"answers": False}), "t", "x", "q?") == 0.0
+
+
+def test_the_real_model_tells_a_quoted_answer_from_a_sentence_on_its_subject(real_llm) -> None:
+    # bench/quote_answers.py's pdf-06 pairs (survival's compete vignette): 0.754 against 0.557 there.
+    question = "Which command creates the data set for a Fine-Gray model?"
+    title = "Multi-state models and competing risks"
+    answers = answer_probability(real_llm, title, "The data set can be created using the finegray command.", question)
+    aside = answer_probability(real_llm, title, "A Cox model fit to the constructed data set yields the Fine-Gray models "
+                               "for PCM and for death.", question)
+    assert answers >= 0.65 > aside

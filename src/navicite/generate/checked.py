@@ -8,6 +8,7 @@ answer (``generate.unsupported_answer``, :func:`not_stated`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from navicite.generate.answer import SentenceRecord, SupportCheck
@@ -23,6 +24,11 @@ QUOTE_CHECK = "quote"
 # How the closest source sentence is introduced, by language.
 # (The quote's own full stop goes: the line ends after the quotation mark, where the marker goes.)
 _CLOSEST = {"en": "The closest the sources come is: “{quote}”.", "ko": "자료에서 가장 가까운 내용은 다음과 같습니다: “{quote}”."}
+# How that sentence is introduced when it answers the question itself (it then is the answer).
+_SAYS = {"en": "The sources say: “{quote}”.", "ko": "자료에는 다음과 같이 나와 있습니다: “{quote}”."}
+
+#: Whether a source's own sentence answers the question: (question, source entry, sentence) -> yes.
+QuoteAnswers = Callable[[str, ContextEntry, str], bool]
 
 
 @dataclass
@@ -75,14 +81,16 @@ def answer_unit(texts: list[str | None], question: str) -> int | None:
     return next((at for at in sentences if not restates(texts[at] or "", question)), sentences[0] if sentences else None)
 
 
-def not_stated(checked: Checked, question: str, entries: list[ContextEntry]) -> Checked:
+def not_stated(checked: Checked, question: str, entries: list[ContextEntry], answers: QuoteAnswers | None = None) -> Checked:
     """``checked`` with its unsupported answer sentence replaced by "the sources do not answer this question".
 
     The draft's sentence goes to ``replaced`` (the answer's JSON lists it under ``withheld``):
     a small model asked for something the sources lack tends to write the nearest value it
     read (a default, a neighbouring header's magic number) as the answer, and verification is
     what catches it. When no other sentence of the draft is cited, the source sentence closest
-    to the refused one in wording is quoted and cited, so the reader sees what the sources do say.
+    to the refused one in wording is quoted and cited, so the reader sees what the sources do say;
+    when ``answers`` finds that the quote answers the question, the quote is the answer and
+    nothing says the sources do not answer (the held-out pile's p2-11 said both, 7 Dec 2026).
     """
     at = checked.answer_at(question)
     assert at is not None
@@ -93,22 +101,40 @@ def not_stated(checked: Checked, question: str, entries: list[ContextEntry]) -> 
     if _cited_answer_after(checked, at, question):
         return _without(checked, at, refused)
     language = draft.language if draft.language in _CLOSEST else "en"
-    says = no_answer_text(language)
+    sentence_at = checked.sentence_index(at)
+    others_kept = any(x.kept for k, x in enumerate(checked.verified) if k != sentence_at)
+    closest = None if others_kept else closest_in(claim_text(lead.text), entries)
+    if closest is not None and answers is not None and answers(question, *closest):
+        entry, quote = closest
+        line = _SAYS[language].format(quote=quote.rstrip().rstrip(".。"))
+        return _replaced(checked, at, line, _quoted(entry), refused)
+    replaced = _replaced(checked, at, no_answer_text(language), Verified("general"), refused)
+    if closest is None:
+        return replaced
+    entry, quote = closest
+    line = _CLOSEST[language].format(quote=quote.rstrip().rstrip(".。"))
+    text = replaced.draft.text.rstrip() + "\n\n"
+    units = [*replaced.units, Unit(line, len(text), len(text) + len(line), "sentence")]
+    return replace(replaced, draft=replace(replaced.draft, text=text + line), units=units,
+                   verified=[*replaced.verified, _quoted(entry)])
+
+
+def _quoted(entry: ContextEntry) -> Verified:
+    """The verification of a sentence that quotes ``entry`` verbatim: supported by its own words."""
+    return Verified("fact", [entry.number], [SupportCheck(entry.number, entry.source.doc_id, 1.0, True, QUOTE_CHECK)])
+
+
+def _replaced(checked: Checked, at: int, says: str, verified: Verified, refused: SentenceRecord) -> Checked:
+    """``checked`` with unit ``at`` (a refused sentence, listed as withheld) replaced by ``says``."""
+    draft, units = checked.draft, checked.units
+    lead = units[at]
     text = draft.text[:lead.start] + says + draft.text[lead.end:]
     shift = len(says) - (lead.end - lead.start)
     units = [*units[:at], Unit(says, lead.start, lead.start + len(says), lead.kind),
              *(replace(u, start=u.start + shift, end=u.end + shift) for u in units[at + 1:])]
     sentence_at = checked.sentence_index(at)
-    verified = [*checked.verified[:sentence_at], Verified("general"), *checked.verified[sentence_at + 1:]]
-    closest = None if any(x.kept for x in verified) else closest_in(claim_text(lead.text), entries)
-    if closest is not None:
-        entry, quote = closest
-        line = _CLOSEST[language].format(quote=quote.rstrip().rstrip(".。"))
-        text = text.rstrip() + "\n\n"
-        units.append(Unit(line, len(text), len(text) + len(line), "sentence"))
-        text += line
-        verified.append(Verified("fact", [entry.number], [SupportCheck(entry.number, entry.source.doc_id, 1.0, True, QUOTE_CHECK)]))
-    return Checked(replace(draft, text=text, short_answer=None), units, verified, [*checked.replaced, refused])
+    kept = [*checked.verified[:sentence_at], verified, *checked.verified[sentence_at + 1:]]
+    return Checked(replace(draft, text=text, short_answer=None), units, kept, [*checked.replaced, refused])
 
 
 def _cited_answer_after(checked: Checked, at: int, question: str) -> bool:

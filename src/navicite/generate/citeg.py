@@ -18,14 +18,15 @@ from navicite.config import Settings
 from navicite.errors import UserInputError
 from navicite.generate.align import Aligner, AlignResult, create_aligner
 from navicite.generate.answer import Answer, SentenceKind, SentenceRecord, Source
-from navicite.generate.checked import Checked, not_stated
+from navicite.generate.checked import Checked, QuoteAnswers, not_stated
 from navicite.generate.cite import assign_markers, insert_markers
 from navicite.generate.draft import Draft, Drafter, answer_length, claim_text, is_no_answer_sentence
 from navicite.generate.phrase import PhraseFinder
 from navicite.generate.sources import ContextEntry, SourceSelector
 from navicite.generate.verify import CONFIRM_CHECK, JOINT_CHECK, Verified, closest_sentence, create_verifier
-from navicite.llm.base import LLM
+from navicite.llm.base import LLM, LLMError
 from navicite.stages import StageRecorder
+from navicite.support.llm import answer_probability
 from navicite.text.language import question_language
 from navicite.text.sentences import answer_units
 
@@ -105,7 +106,7 @@ class CiteG:
         if self._recheck_due(checked, question):
             checked = self._recheck(question, checked, entries, trace)
         if self._unanswered(checked, question):
-            checked = not_stated(checked, question, entries)
+            checked = not_stated(checked, question, entries, self._quote_judge(trace))
         yield self._finish(question, checked, entries, trace)
 
     def _check(self, question: str, draft: Draft, entries: list[ContextEntry], trace: StageRecorder) -> Checked:
@@ -161,6 +162,26 @@ class CiteG:
         """Whether the answer sentence is still unsupported and ``generate.unsupported_answer`` says to replace it."""
         return (self.drafter.answer_form and self.settings.generate.unsupported_answer == "not-stated"
                 and not checked.draft.refused and checked.answer_unsupported(question))
+
+    def _quote_judge(self, trace: StageRecorder) -> QuoteAnswers | None:
+        """Whether the source sentence quoted in place of a refused answer answers the question
+        (the model's p(yes) at least ``generate.quote_answer_level``; one call, in the trace), or
+        ``None`` when the level is 1 (the quote is then always shown as the closest the sources come)."""
+        level = self.settings.generate.quote_answer_level
+        if level >= 1.0:
+            return None
+
+        def answers(question: str, entry: ContextEntry, sentence: str) -> bool:
+            with trace.stage("quote", sentence=sentence, source=entry.number) as out:
+                try:
+                    p = answer_probability(self.llm, entry.source.title, sentence, question)
+                except LLMError as exc:  # no usable verdict: the quote stays "the closest the sources come"
+                    out.update(error=str(exc))
+                    return False
+                out.update(probability=round(p, 4), answers=p >= level)
+            return p >= level
+
+        return answers
 
     def _recheck(self, question: str, checked: Checked, entries: list[ContextEntry], trace: StageRecorder) -> Checked:
         """The second draft, shown the unsupported answer sentence, when its own answer sentence is supported; else ``checked``."""

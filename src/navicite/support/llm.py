@@ -25,6 +25,12 @@ class Reply(BaseModel):
     supported: bool
 
 
+class AnswerReply(BaseModel):
+    """The reply to "does this text contain the answer?"."""
+
+    answers: bool
+
+
 #: How a passage's title opens it where several passages are read as one text.
 TITLE_LINE = "Title: "
 
@@ -96,6 +102,24 @@ def support_probability(llm: LLM, sources: Sequence[tuple[str, str]], claim: str
     options = CallOptions(temperature=0.0, max_tokens=16, stage=stage, alternatives=ALTERNATIVES)
     reply, tokens = llm.complete_json_scored(messages, Reply, options)
     return reply.supported, yes_probability(tokens)
+
+
+def answer_probability(llm: LLM, title: str, sentence: str, question: str, stage: str = "verify") -> float:
+    """The model's probability that a source's own ``sentence`` (under ``title``) answers ``question``.
+
+    Not a support question: the sentence is quoted verbatim, so what is asked is whether it gives
+    what was asked or only shares its subject. Without log-probabilities from the backend the
+    verdict counts as 1.0 or 0.0.
+
+    Raises:
+        LLMError: the model gave no usable verdict, even after a repair attempt.
+    """
+    messages = prompts.render("cite_system") + prompts.render(
+        "judge_answers", title=defuse(title), sentence=defuse(sentence), question=defuse(question))
+    options = CallOptions(temperature=0.0, max_tokens=16, stage=stage, alternatives=ALTERNATIVES)
+    reply, tokens = llm.complete_json_scored(messages, AnswerReply, options)
+    probability = yes_probability(tokens)
+    return (1.0 if reply.answers else 0.0) if probability is None else probability
 
 
 def yes_probability(tokens: Sequence[tuple[str, dict[str, float]]]) -> float | None:
