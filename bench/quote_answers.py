@@ -33,6 +33,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -121,8 +122,8 @@ def pairs_command(args: argparse.Namespace) -> None:
         rows += pairs_for(questions, spans_of(home), folder.name)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    by = {(r["part"], r["answers"]) for r in rows}
-    print(f"{len(rows)} pairs; " + ", ".join(f"{p} {'answers' if a else 'not'} {sum(1 for r in rows if (r['part'], r['answers']) == (p, a))}" for p, a in sorted(by)))
+    by = Counter((r["part"], "answers" if r["answers"] else "not") for r in rows)
+    print(f"{len(rows)} pairs; " + ", ".join(f"{p} {a} {n}" for (p, a), n in sorted(by.items())))
 
 
 def load_pairs(path: Path) -> list[dict[str, Any]]:

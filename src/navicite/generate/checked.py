@@ -104,15 +104,14 @@ def not_stated(checked: Checked, question: str, entries: list[ContextEntry], ans
     sentence_at = checked.sentence_index(at)
     others_kept = any(x.kept for k, x in enumerate(checked.verified) if k != sentence_at)
     closest = None if others_kept else closest_in(claim_text(lead.text), entries)
-    if closest is not None and answers is not None and answers(question, *closest):
-        entry, quote = closest
-        line = _SAYS[language].format(quote=quote.rstrip().rstrip(".。"))
-        return _replaced(checked, at, line, _quoted(entry), refused)
-    replaced = _replaced(checked, at, no_answer_text(language), Verified("general"), refused)
     if closest is None:
-        return replaced
+        return _replaced(checked, at, no_answer_text(language), Verified("general"), refused)
     entry, quote = closest
-    line = _CLOSEST[language].format(quote=quote.rstrip().rstrip(".。"))
+    bare = quote.rstrip().rstrip(".。")
+    if answers is not None and answers(question, entry, quote):
+        return _replaced(checked, at, _SAYS[language].format(quote=bare), _quoted(entry), refused)
+    replaced = _replaced(checked, at, no_answer_text(language), Verified("general"), refused)
+    line = _CLOSEST[language].format(quote=bare)
     text = replaced.draft.text.rstrip() + "\n\n"
     units = [*replaced.units, Unit(line, len(text), len(text) + len(line), "sentence")]
     return replace(replaced, draft=replace(replaced.draft, text=text + line), units=units,

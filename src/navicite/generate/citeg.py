@@ -174,12 +174,13 @@ class CiteG:
         def answers(question: str, entry: ContextEntry, sentence: str) -> bool:
             with trace.stage("quote", sentence=sentence, source=entry.number) as out:
                 try:
-                    p = answer_probability(self.llm, entry.source.title, sentence, question)
+                    p = answer_probability(self.llm, entry.source.title, sentence, question, stage="quote")
                 except LLMError as exc:  # no usable verdict: the quote stays "the closest the sources come"
                     out.update(error=str(exc))
                     return False
-                out.update(probability=round(p, 4), answers=p >= level)
-            return p >= level
+                answered = p >= level
+                out.update(probability=round(p, 4), answers=answered)
+            return answered
 
         return answers
 

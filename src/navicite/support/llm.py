@@ -10,13 +10,18 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from typing import TypeVar
 
 from pydantic import BaseModel
 
 from navicite import prompts
 from navicite.llm.base import LLM, CallOptions, LLMError
+from navicite.messages import Message
 from navicite.support.base import Passage, Verdict
 from navicite.text.quote import defuse, source_block
+
+
+T = TypeVar("T", bound=BaseModel)
 
 
 class Reply(BaseModel):
@@ -99,9 +104,8 @@ def support_probability(llm: LLM, sources: Sequence[tuple[str, str]], claim: str
         blocks = "\n".join(source_block(n, title, text) for n, (title, text) in enumerate(sources, start=1))
         messages = prompts.render("cite_system") + prompts.render(
             "judge_support_together", sources=blocks, claim=plain_claim(claim))
-    options = CallOptions(temperature=0.0, max_tokens=16, stage=stage, alternatives=ALTERNATIVES)
-    reply, tokens = llm.complete_json_scored(messages, Reply, options)
-    return reply.supported, yes_probability(tokens)
+    reply, probability = _scored(llm, messages, Reply, stage)
+    return reply.supported, probability
 
 
 def answer_probability(llm: LLM, title: str, sentence: str, question: str, stage: str = "verify") -> float:
@@ -116,10 +120,15 @@ def answer_probability(llm: LLM, title: str, sentence: str, question: str, stage
     """
     messages = prompts.render("cite_system") + prompts.render(
         "judge_answers", title=defuse(title), sentence=defuse(sentence), question=defuse(question))
-    options = CallOptions(temperature=0.0, max_tokens=16, stage=stage, alternatives=ALTERNATIVES)
-    reply, tokens = llm.complete_json_scored(messages, AnswerReply, options)
-    probability = yes_probability(tokens)
+    reply, probability = _scored(llm, messages, AnswerReply, stage)
     return (1.0 if reply.answers else 0.0) if probability is None else probability
+
+
+def _scored(llm: LLM, messages: list[Message], schema: type[T], stage: str) -> tuple[T, float | None]:
+    """A schema-constrained yes/no reply to ``messages`` and the model's p(yes) at its verdict word."""
+    options = CallOptions(temperature=0.0, max_tokens=16, stage=stage, alternatives=ALTERNATIVES)
+    reply, tokens = llm.complete_json_scored(messages, schema, options)
+    return reply, yes_probability(tokens)
 
 
 def yes_probability(tokens: Sequence[tuple[str, dict[str, float]]]) -> float | None:
