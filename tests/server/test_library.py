@@ -66,6 +66,11 @@ def test_library_lists_kind_pages_passages_and_time_added(client: TestClient, tm
     assert by_kind["pdf"]["pages"] == 2 and by_kind["pdf"]["passages"] >= 1 and by_kind["pdf"]["has_file"] is True
     assert by_kind["md"]["pages"] == 0 and by_kind["md"]["has_file"] is False
     assert all(e["added"].endswith("+00:00") for e in entries.values())
+    # One document's entry: what the viewer asks for a citation that is not a stored passage.
+    for doc_id, listed in entries.items():
+        assert client.get(f"/v1/library/{quote(doc_id, safe='')}").json() == listed
+    unknown = client.get("/v1/library/no-such-doc")
+    assert unknown.status_code == 404 and "no document with id 'no-such-doc'" in unknown.json()["detail"]
 
 
 def test_the_original_pdf_is_served_as_uploaded_and_goes_with_its_document(client: TestClient, tmp_path: Path) -> None:

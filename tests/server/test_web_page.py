@@ -18,6 +18,7 @@ import re
 import time
 import unicodedata
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -336,4 +337,47 @@ def test_a_source_that_is_not_a_stored_passage_shows_the_text_the_answer_read(ch
         })).then(() => done());""")
     wait(driver, lambda d: by(d, "#text-context mark.hl"))
     assert by(driver, "#text-context mark.hl")[0].text == "The bubbles keep samples of old air."
+    assert by(driver, "#viewer-status")[0].text == ""
+
+
+def _post_json(url: str, body: dict) -> dict:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        return json.loads(reply.read())
+
+
+def test_navigation_evidence_from_a_pdf_opens_at_its_page(chromium, scripted_url: str) -> None:
+    """A tree's segment is not a stored passage, but its PDF opens at the cited page with the quote
+    highlighted, as any citation does; a topic's summary (words on no page) shows as text."""
+    driver = chromium(1200, 800)
+    driver.get(scripted_url + "/")
+    library = json.loads(_get(f"{scripted_url}/v1/library")[1])["documents"]
+    if not any(TIMEDEP_TITLE in d["title"] for d in library):
+        by(driver, "#upload-files")[0].send_keys(str(PDFS / "timedep.pdf"))
+        wait(driver, lambda d: TIMEDEP_TITLE in by(d, "#documents")[0].text, 180)
+    # A passage on one page past the first, and its longest sentence of prose.
+    hit = next(h for h in _post_json(f"{scripted_url}/v1/search", {"query": "tmerge time dependent covariates", "k": 10})["hits"]
+               if len(h["pages"]) == 1 and h["pages"][0] > 1)
+    text = json.loads(_get(f"{scripted_url}/v1/passages/{urllib.parse.quote(hit['passage_id'], safe='')}")[1])["passage"]["text"]
+    quote = max((s for s in re.split(r"(?<=[.!?])\s+", " ".join(text.split())) if 8 <= len(s.split()) <= 40 and ">" not in s),
+                key=len)
+    entry = json.loads(_get(f"{scripted_url}/v1/library/{urllib.parse.quote(hit['id'], safe='')}")[1])
+    assert entry["kind"] == "pdf" and entry["has_file"] and entry["id"] == hit["id"]
+    assert _get(f"{scripted_url}/v1/library/no-such-doc")[0] == 404
+
+    def open_source(passage_id: str, passage: str, quote: str) -> None:
+        driver.execute_async_script(
+            """const [citation, done] = arguments;
+            import("/static/viewer.js").then(({ openSource }) => openSource(citation)).then(() => done());""",
+            {"marker": 1, "doc_id": hit["id"], "title": "Evidence", "passage_id": passage_id, "pages": hit["pages"],
+             "section": "", "link": "", "passage": passage, "quote": quote})
+
+    open_source("seg4", text, quote)
+    page = check_viewer_highlights(driver, quote, "pp. %d-%d" % (hit["pages"][0], hit["pages"][-1]))
+    assert page in hit["pages"] and by(driver, "#text-context")[0].get_attribute("hidden") is not None
+
+    summary = "This section explains how a data set with time-dependent covariates is built."
+    open_source("node:n2", summary, summary)
+    wait(driver, lambda d: by(d, "#text-context mark.hl"))
+    assert by(driver, "#pdf-page")[0].get_attribute("hidden") is not None
     assert by(driver, "#viewer-status")[0].text == ""

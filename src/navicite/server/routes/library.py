@@ -1,7 +1,8 @@
 """What the web page reads to check a citation: the library, a document's original file, a passage in context.
 
 ``GET /v1/library`` lists documents newest first with their kind, pages, passages and the time
-they were added; ``GET /v1/files/{doc_id}`` sends the kept original (a PDF) for the page's
+they were added, ``GET /v1/library/{doc_id}`` gives one document's entry (for a citation that is
+not a stored passage, such as navigation evidence); ``GET /v1/files/{doc_id}`` sends the kept original (a PDF) for the page's
 viewer; ``GET /v1/passages/{passage_id}`` a cited passage with its neighbours. Everything goes
 through :class:`navicite.api.Collection`.
 """
@@ -34,6 +35,15 @@ async def list_library(
     total, entries = await run_in_threadpool(request.app.state.collection.library, offset, limit)
     base = str(request.base_url)
     return {"total": total, "offset": offset, "documents": [public_record(e.to_dict(), base) for e in entries]}
+
+
+@router.get("/library/{doc_id:path}", summary="One document's library entry")
+async def library_entry(doc_id: str, request: Request) -> dict[str, Any]:
+    """The document's kind, pages, passages, time added and whether its original file is kept."""
+    entry = await run_in_threadpool(request.app.state.collection.entry, doc_id)
+    if entry is None:
+        raise DocumentNotFound(f"no document with id {doc_id!r}; GET /v1/library lists the documents")
+    return public_record(entry.to_dict(), str(request.base_url))
 
 
 @router.get("/files/{doc_id:path}", summary="The original file of a document (PDF)", response_class=FileResponse)

@@ -35,17 +35,22 @@ export async function openSource(citation, opener) {
   $("viewer-title").focus({ preventScroll: true });
   $("viewer").scrollIntoView({ block: "nearest" });
   try {
-    // A source that is not a stored passage (navigation evidence, a whole document) shows the text the answer read.
-    const context = citation.passage_id
-      ? await api(`/passages/${encodeURIComponent(citation.passage_id)}`).catch((error) => {
-        if (/no passage with id/.test(error.message)) return null;
-        throw error;
-      })
-      : null;
+    const context = citation.passage_id ? await found(`/passages/${encodeURIComponent(citation.passage_id)}`) : null;
     if (ticket !== opened) return;
-    const doc = context && context.document;
-    if (doc && doc.kind === "pdf" && doc.has_file) await showPdf(doc.id, citation, ticket);
-    else showText(context, citation);
+    if (context) {
+      const doc = context.document;
+      if (doc.kind === "pdf" && doc.has_file) await showPdf(doc.id, citation, ticket);
+      else showText(context, citation);
+      return;
+    }
+    // Not a stored passage (navigation evidence: a tree's segment or a topic's summary). Its PDF
+    // still opens at the cited page when the quote stands on it; a summary's words stand on no
+    // page, and a source without a kept file has none: those show the text the answer read.
+    const doc = citation.doc_id && (citation.pages || []).length && citation.quote
+      ? await found(`/library/${encodeURIComponent(citation.doc_id)}`) : null;
+    if (ticket !== opened) return;
+    if (doc && doc.kind === "pdf" && doc.has_file && await showPdf(doc.id, citation, ticket, true)) return;
+    if (ticket === opened) showText(null, citation);
   } catch (error) {
     if (ticket === opened) status(String(error.message || error));
   }
@@ -83,25 +88,38 @@ async function pageItems(pdf, number) {
   return content.items.map((item) => item.str || "");
 }
 
-async function showPdf(docId, citation, ticket) {
-  $("text-context").hidden = true;
+// Shows the cited page of a PDF; with ``onlyQuoted``, only if the quote stands on one of the cited
+// pages (returns whether it showed the PDF).
+async function showPdf(docId, citation, ticket, onlyQuoted = false) {
   const lib = await library();
   const pdf = await loadPdf(lib, docId);
-  if (ticket !== opened) return;
+  if (ticket !== opened) return true;
   const pages = (citation.pages || []).filter((p) => p >= 1 && p <= pdf.numPages);
   const first = pages.length ? pages[0] : 1;
   const last = pages.length ? pages[pages.length - 1] : first;
   // The cited page is the first page of the passage that holds the quote (a passage may run over two).
-  let target = first;
+  let target = null;
   if (citation.quote) {
-    for (let number = first; number <= last; number++) {
-      if (locate(await pageItems(pdf, number), citation.quote)) { target = number; break; }
+    for (let number = first; number <= last && target === null; number++) {
+      if (locate(await pageItems(pdf, number), citation.quote)) target = number;
     }
   }
-  if (ticket !== opened) return;
+  if (ticket !== opened) return true;
+  if (target === null && onlyQuoted) return false;
+  target = target === null ? first : target;
+  $("text-context").hidden = true;
   shown = { pdf, quote: citation.quote || "", page: target };
   $("viewer-bar").hidden = false;
   await showPage(target);
+  return true;
+}
+
+// JSON from ``path``, or null when the server has no such passage or document.
+function found(path) {
+  return api(path).catch((error) => {
+    if (/no (passage|document) with id/.test(error.message)) return null;
+    throw error;
+  });
 }
 
 async function showPage(number) {
