@@ -320,6 +320,27 @@ def test_auto_widens_the_best_passage_to_its_section_and_says_so(tmp_path: Path)
     assert "widen" in [t.name for t in answer.trace] and answer.citations
 
 
+def test_auto_reads_the_opening_of_the_document_for_a_summary(tmp_path: Path) -> None:
+    from navicite.collection import CollectionStore
+    from navicite.text.sections import markdown_sections
+
+    steps = " ".join(f"Step {i} of the spreading took a whole morning with the horse cart." for i in range(1, 4))
+    text = "\n".join([f"# Soil\n{SOIL} The ledger of the farm keeps every field and season.",
+                      f"# Treatment\n{LIME} {steps}", "# Harvest\nBarley was cut in August and stored in the barn."])
+    book = Document(id="book", title="Farm book", text=text, metadata={"sections": markdown_sections(text)})
+    settings = engine_settings(tmp_path, "ingest.passage_words=20")
+    CollectionStore(settings).upsert([book])
+    events = list(Engine(settings, llm=ScriptedLLM(default=Model(), concurrency=1)).ask_stream(
+        "Summarize what the farm book says about lime and barley.", "auto"))
+    [widen_stage] = [e.data for e in events if e.kind == "stage" and e.data["name"] == "widen"]
+    assert widen_stage["choice"] == "opening" and "summary" in widen_stage["reason"] and "'Farm book'" in widen_stage["reason"]
+    [read] = [[s["passage_id"] for s in e.data["sources"]] for e in events if e.kind == "sources" and not e.data.get("preliminary")]
+    # The document from its start, in order: the Soil passages (which share no word with the question) first.
+    opening = [p.id for p in cut_passages(book, 20)][: len(read)]
+    assert read[:2] == opening[:2] and cut_passages(book, 20)[0].section == ("Soil",)
+    assert events[-1].kind == "answer"
+
+
 def test_auto_keeps_flat_retrieval_where_the_best_passage_has_no_heading(home: Path) -> None:
     engine, _ = make_engine(home, with_tree=False)
     events = list(engine.ask_stream("lime soil clay farm", "auto"))

@@ -333,7 +333,8 @@ class NaviciteTools:
         question: Annotated[str, Field(description="The question, in any language.")],
         mode: Annotated[Mode, Field(description="mpr: retrieval (default); navi: walk the documents' knowledge "
                                                 "trees; hybrid: retrieval, then navigation of the best documents; auto: retrieval, "
-                                                "widened to the best passage's section where it has one.")] = "mpr",
+                                                "widened to the best passage's section where it has one; a summary request reads "
+                                                "the document's opening.")] = "mpr",
         ctx: Context | None = None,
     ) -> AskResult:
         """Answer a question from the collection; every factual sentence cites the passages that support it.

@@ -12,7 +12,8 @@ answer) for the terminal and the HTTP API. How evidence is found is the mode:
   navigated and their evidence replaces the whole document, the others stay as they are;
 - ``auto``: ``mpr``, and when the best passage sits under a heading of its document, the passages
   of its section join it nearest first (``navigate.widen_share`` of the reading budget; no model
-  call, no tree): evidence at the granularity of a section. Stage ``widen`` says which and why.
+  call, no tree): evidence at the granularity of a section; a question asking for a summary reads
+  the opening passages of the best passage's document instead. Stage ``widen`` says which and why.
 
 Parts are created on first use, so commands that only search never load the model.
 """
@@ -41,7 +42,7 @@ from navicite.navigate.navigator import Navigator
 from navicite.navigate.sources import evidence_sources, navigation_trace, paths_taken
 from navicite.navigate.store import TreeStore
 from navicite.navigate.tree import KnowledgeTree
-from navicite.navigate.widen import sectioned, widen
+from navicite.navigate.widen import asks_for_summary, opening, sectioned, widen
 from navicite.retrieve.mpr import MPRResult, MultiPortfolioRetriever
 from navicite.stages import StageRecorder, in_one_context
 from navicite.text.utf8 import utf8_safe
@@ -223,7 +224,7 @@ class Engine:
             sources = self.sources(result)
             targets = self._hybrid_targets(sources) if mode == "hybrid" else []
             if mode == "auto":
-                sources = self.widen_sources(sources, recorder)
+                sources = self.widen_sources(question, sources, recorder)
                 yield Event("stage", {"name": "widen", "seconds": recorder.last.seconds, **recorder.last.outputs})
         if targets:
             navigated = self._navigate(question, targets, recorder)
@@ -259,8 +260,9 @@ class Engine:
             out.append(source.listing(number))
         return out
 
-    def widen_sources(self, sources: list[Source], recorder: StageRecorder) -> list[Source]:
-        """Mode auto: ``sources`` with the best passage's section mates after it, when it has a section (stage ``widen``).
+    def widen_sources(self, question: str, sources: list[Source], recorder: StageRecorder) -> list[Source]:
+        """Mode auto: ``sources`` with the best passage's section mates after it, when it has a section (stage ``widen``);
+        for a question asking for a summary, the opening passages of the best passage's document instead.
 
         The mates carry the best passage's score (where theirs is lower), so the reading budget's score
         floor lets them in: they are read for their place, not for their words.
@@ -269,12 +271,20 @@ class Engine:
             by_id = {s.passage_id: s for s in sources if s.passage_id}
             ranked = [p for s in sources if s.passage_id and (p := self.collection.get_passage(s.passage_id))]
             doc = self.index.get(ranked[0].doc_id) if self.by_passage and ranked else None
+            best = by_id[ranked[0].id] if ranked else None
+            if doc is not None and best is not None and asks_for_summary(question):
+                lead = opening(self.collection.passages_of(doc), context_budget(self.settings))
+                chosen = [by_id.get(p.id) or passage_source(p, doc, best.score, best.round) for p in lead]
+                chosen = [replace(s, score=max(s.score, best.score)) for s in chosen]
+                taken = {s.passage_id for s in chosen}
+                out.update(choice="opening", added=sum(p.id not in by_id for p in lead),
+                           reason=f"the question asks for a summary: read the opening of {doc.title!r} ({len(lead)} passages)")
+                return chosen + [s for s in sources if s.passage_id not in taken]
             if doc is None or not sectioned(ranked):
                 out.update(choice="flat", reason="kept flat retrieval: the best passage sits under no heading")
                 return sources
             widened = widen(ranked, lambda _id: self.collection.passages_of(doc), context_budget(self.settings),
                             self.settings.navigate.widen_share)
-            best = by_id[ranked[0].id]
             chosen = [by_id.get(p.id) or passage_source(p, doc, best.score, best.round) for p in widened.passages]
             chosen = [replace(s, score=max(s.score, best.score)) if s.passage_id in widened.mates else s for s in chosen]
             taken = {s.passage_id for s in chosen}

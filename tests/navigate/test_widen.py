@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from navicite.documents import Passage
-from navicite.navigate.widen import sectioned, widen
+from navicite.navigate.widen import asks_for_summary, opening, sectioned, widen
 from navicite.text.tokens import estimate_tokens
 
 WORDS = " ".join(["word"] * 30)  # about 40 tokens a passage
@@ -51,3 +51,19 @@ def test_auto_widens_only_under_a_heading() -> None:
     headed = passages([("A",)] * 3 + [("B",)] * 3)
     assert sectioned([headed[4], headed[0]])
     assert not sectioned(passages([()] * 3)) and not sectioned([])
+
+
+def test_a_summary_request_is_told_from_a_question_about_one_thing() -> None:
+    asks = ["Summarize the paper.", "Give a short summary of the report.", "What is this report about?",
+            "What are the main findings?", "Give me an overview of the manual", "Please generate the Abstract section for this paper."]
+    specific = ["What is the summary statistic used?", "How does abstract meaning representation parse?",
+                "In the main results, how do the settings compare?", "Which summary table lists the rates?"]
+    assert all(asks_for_summary(q) for q in asks)
+    assert not any(asks_for_summary(q) for q in specific)
+
+
+def test_the_opening_is_the_document_from_its_start_within_the_budget() -> None:
+    doc = passages([("Intro",), ("Intro",), ("Method",), ("Method",), ("Results",)])
+    cost = estimate_tokens(doc[0].text)
+    assert opening(doc, 3 * cost) == doc[:3]
+    assert opening(doc, cost - 1) == [] and opening([], 100) == []

@@ -26,7 +26,7 @@ def ask(
         str,
         typer.Option("--mode", help="How evidence is found: mpr (retrieval), navi (knowledge trees of --doc or all), "
                      "hybrid (retrieval, then navigation of retrieved documents with a tree), auto (retrieval, widened to "
-                     "the best passage's section where it has one)."),
+                     "the best passage's section where it has one; a summary request reads the document's opening)."),
     ] = "mpr",
     doc: Annotated[
         Optional[list[str]], typer.Option("--doc", help="Mode navi: a document to navigate (repeatable; default: all with a tree).")

@@ -244,8 +244,10 @@ class SectionPassages:
         self.auto = auto
 
     def run(self, question: EvalQuestion, document: Document) -> tuple[list[str], dict[str, Any]]:
-        from navicite.navigate.widen import sectioned, widen
+        from navicite.navigate.widen import asks_for_summary, opening, sectioned, widen
 
+        if self.auto and asks_for_summary(question.text):
+            return [p.text for p in opening(self.flat.passages(document), self.budget)], {"paths": ["opening"]}
         ranked = self.flat.ranking(question, document)
         if self.auto and not sectioned(ranked):
             return in_reading_order(ranked, self.budget), {"paths": ["flat"]}

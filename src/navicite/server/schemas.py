@@ -28,7 +28,8 @@ class AskRequest(_Body):
     question: ClientText = Field(..., min_length=1, max_length=4000, description="The question, in any language.")
     mode: Literal["mpr", "navi", "hybrid", "auto"] = Field(
         "mpr", description="How evidence is found: mpr (retrieval), navi (knowledge trees), hybrid (both), "
-        "auto (retrieval, widened to the best passage's section where it has one)."
+        "auto (retrieval, widened to the best passage's section where it has one; a summary request reads the "
+        "document's opening)."
     )
     doc_ids: list[ClientText] | None = Field(None, max_length=100, description="Mode navi: navigate only these documents.")
     stream: bool = Field(False, description="Send server-sent events (stage, token, reset, answer, error) instead of one JSON answer.")
