@@ -221,3 +221,6 @@ def test_section_and_auto_read_the_best_passage_s_section_where_it_has_headings(
     plain = Document(id="plain", title="Logbook", text=text.replace("{calm}", calm).replace("# ", ""))
     flat = create_evidence_method("passages", settings, tmp_path, budget=90).run(question, plain)[0]
     assert create_evidence_method("auto", settings, tmp_path, budget=90).run(question, plain)[0] == flat  # no headings: flat
+    summary = EvalQuestion(id="s", text="Summarize the logbook.", answers=("crew",), gold={"story": 1})
+    opening = create_evidence_method("auto", settings, tmp_path, budget=90).run(summary, document)
+    assert opening[1] == {"paths": ["opening"]} and "Day 0 the crew" in opening[0][0] and "lighthouse" not in " ".join(opening[0])
