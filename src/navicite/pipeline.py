@@ -70,6 +70,17 @@ class Event:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+
+def _put_first(passages: list[Passage], lifted: set[str], doc: Document, best: Source, sources: list[Source]) -> list[Source]:
+    """``passages`` as sources (the ranking's own where it has them) before the rest of ``sources``;
+    those in ``lifted`` carry at least ``best``'s score, so the reading budget's floor lets them in."""
+    by_id = {s.passage_id: s for s in sources if s.passage_id}
+    chosen = [by_id.get(p.id) or passage_source(p, doc, best.score, best.round) for p in passages]
+    chosen = [replace(s, score=max(s.score, best.score)) if s.passage_id in lifted else s for s in chosen]
+    taken = {s.passage_id for s in chosen}
+    return chosen + [s for s in sources if s.passage_id not in taken]
+
+
 class Engine:
     """Everything needed to answer questions over one data directory."""
 
@@ -274,24 +285,18 @@ class Engine:
             best = by_id[ranked[0].id] if ranked else None
             if doc is not None and best is not None and asks_for_summary(question):
                 lead = opening(self.collection.passages_of(doc), context_budget(self.settings))
-                chosen = [by_id.get(p.id) or passage_source(p, doc, best.score, best.round) for p in lead]
-                chosen = [replace(s, score=max(s.score, best.score)) for s in chosen]
-                taken = {s.passage_id for s in chosen}
                 out.update(choice="opening", added=sum(p.id not in by_id for p in lead),
                            reason=f"the question asks for a summary: read the opening of {doc.title!r} ({len(lead)} passages)")
-                return chosen + [s for s in sources if s.passage_id not in taken]
+                return _put_first(lead, {p.id for p in lead}, doc, best, sources)
             if doc is None or not sectioned(ranked):
                 out.update(choice="flat", reason="kept flat retrieval: the best passage sits under no heading")
                 return sources
             widened = widen(ranked, lambda _id: self.collection.passages_of(doc), context_budget(self.settings),
                             self.settings.navigate.widen_share)
-            chosen = [by_id.get(p.id) or passage_source(p, doc, best.score, best.round) for p in widened.passages]
-            chosen = [replace(s, score=max(s.score, best.score)) if s.passage_id in widened.mates else s for s in chosen]
-            taken = {s.passage_id for s in chosen}
             out.update(choice="section", section=list(widened.section), added=widened.added,
                        reason=f"widened the best passage to its section {widened.section[-1]!r} of {doc.title!r} "
                        f"(+{widened.added} passages)")
-            return chosen + [s for s in sources if s.passage_id not in taken]
+            return _put_first(widened.passages, set(widened.mates), doc, best, sources)
 
     # -- navigation ------------------------------------------------------------------------------
 

@@ -115,7 +115,6 @@ def sectioned(ranked: Sequence[Passage]) -> bool:
     return bool(ranked) and bool(ranked[0].section)
 
 
-
 # A question asking for a document's summary: its gist, main points or contribution, what it is
 # about, its abstract written. Each alternative is a way users ask for one; a plain "abstract" is
 # left out, as it names concepts too ("abstract meaning representation"). On L-Eval (docs/results.md,
