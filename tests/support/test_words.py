@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from navicite.support.words import claim_names, lexical_support, novel_words, span_support, swapped_subject
+from navicite.support.words import claim_names, lexical_support, novel_words, span_support, swapped_subject, unmentioned
 
 EIFFEL = "The Eiffel Tower is a lattice tower in Paris. It was completed in 1889 and is 330 metres tall."
 KIM = "김 교수 연구팀은 당뇨병 진단 모델을 개발했으며 정확도는 95.7%였다."
@@ -59,6 +59,14 @@ def test_names_numbers_and_code_are_what_a_claim_names() -> None:
     # A clause after a colon or a list dash opens with a capital too (ExpertQA's list answers).
     assert claim_names("Choose a model: Select a machine learning algorithm.") == []
     assert claim_names("Tips are:  - **Get a feel for the big picture**") == []
+
+
+def test_digits_run_into_letters_are_one_name() -> None:
+    # pile-19: "2xx :: Success" passed against a Bash passage holding a "2" elsewhere.
+    assert claim_names("Code 2xx means Success.") == ["2xx", "Success"]
+    assert unmentioned("2xx :: Success", ["Bash-5.2 reports Success."]) == ["2xx"]
+    assert unmentioned("A value of 2 (0x02) is an interior page.", ["A value of 2 (0x02) means an interior page."]) == []
+    assert unmentioned("It waits 10ms.", ["It waits 10 ms."]) == []
 
 
 def test_novel_words_are_the_content_words_no_source_holds() -> None:

@@ -78,6 +78,8 @@ _AUTHORS = re.compile(r"\b[A-Z][\w-]+(?= et al\b)")
 # Words in the claim with their offsets: letters (with inner hyphens or apostrophes) or digits.
 _CLAIM_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*|\d+(?:[.,]\d+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# Digits run into letters ("2xx", "64bit", "x86_64"'s tail aside): one token, not a number and a word.
+_DIGITS_THEN_LETTERS = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*[A-Za-z]\w*")
 _CODE = re.compile(
     r"`([^`\n]{1,60})`"  # written as code
     r"|\b([A-Za-z_][\w.:]*)\(\)?"  # a call: tmerge(), survival::coxph(
@@ -116,7 +118,9 @@ def claim_names(claim: str) -> list[str]:
         token = token.strip()
         if token.lower().rstrip(".") not in _NOT_CODE and not token.replace(".", "").isdigit():
             names.append(token)
-    for m in _NUMBER.finditer(text):
+    for m in _DIGITS_THEN_LETTERS.finditer(text):
+        names.append(m.group(0))
+    for m in _NUMBER.finditer(_DIGITS_THEN_LETTERS.sub(" ", text)):
         names.append(_normal_number(m.group(0)))
     for i, m in enumerate(_CLAIM_WORD.finditer(text)):
         word = m.group(0)
@@ -143,6 +147,9 @@ def source_vocabulary(source_text: str) -> tuple[set[str], set[str], str]:
 
 def mentions(name: str, vocabulary: tuple[set[str], set[str], str]) -> bool:
     words, numbers, lowered = vocabulary
+    if name[0].isdigit() and any(c.isalpha() for c in name):
+        # "2xx" as written ("10ms" may be "10 ms" there); its "2" alone does not mention it.
+        return name.lower() in lowered or name.lower() in lowered.replace(" ", "")
     if name[0].isdigit():
         return name in numbers or name.rstrip("0").rstrip(".") in numbers
     if not name.replace("-", "").replace("'", "").replace("’", "").isalpha():
