@@ -8,7 +8,7 @@ import time
 import pytest
 from pydantic import BaseModel, Field
 
-from navicite.llm.base import LLM, CallOptions, LLMInputError, LLMOutputError, Message, usage_scope
+from navicite.llm.base import LLM, CallOptions, LLMError, LLMInputError, LLMOutputError, Message, usage_scope
 from navicite.llm.embedded import EmbeddedLLM, unload_models
 
 pytestmark = pytest.mark.llm
@@ -153,3 +153,15 @@ def test_unloaded_models_start_again_with_an_empty_prompt_cache(small_real_llm: 
     assert cached() > 100  # the same prompt again: llama.cpp reuses its prefix
     unload_models()
     assert cached() == 0  # a freshly loaded model, as in a new process
+
+
+def test_the_hidden_state_at_a_reply_opening_is_read_and_a_too_long_input_is_an_error(small_real_llm: LLM) -> None:
+    assert isinstance(small_real_llm, EmbeddedLLM)
+    asked = [Message("user", "Is Paris the capital of France? Reply in JSON.")]
+    first = small_real_llm.last_hidden_state(asked, '{"answer": ')
+    assert len(first) == 896  # Qwen2.5-0.5B's width
+    assert first == small_real_llm.last_hidden_state(asked, '{"answer": ')
+    other = small_real_llm.last_hidden_state([Message("user", "Is Lyon the capital of France? Reply in JSON.")], '{"answer": ')
+    assert other != first
+    with pytest.raises(LLMError):
+        small_real_llm.last_hidden_state([Message("user", "word " * 20000)])

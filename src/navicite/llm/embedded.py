@@ -38,6 +38,8 @@ class RuntimeKey:
     context_size: int
     threads: int
     parallel: int
+    #: A reader of hidden states (llama.cpp's embedding mode, last-token pooling), not a chat model.
+    hidden_states: bool = False
 
 
 class LoadedModel:
@@ -66,6 +68,9 @@ class LoadedModel:
         params.n_threads_http = 1
         params.verbosity = -1  # llama.cpp logs every step to stderr otherwise
         params.warmup = False
+        if key.hidden_states:
+            params.embedding = True
+            params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_LAST
         try:
             self.server = xllamacpp.Server(params)
         except Exception as exc:
@@ -83,6 +88,12 @@ class LoadedModel:
         )
         response.raise_for_status()
         return int(response.json()["input_tokens"])
+
+    def render(self, messages: list[Message]) -> str:
+        """``messages`` laid out by the model's own chat template, up to where its reply starts."""
+        response = self.http.post("/apply-template", json={"messages": [{"role": m.role, "content": m.content} for m in messages]})
+        response.raise_for_status()
+        return str(response.json()["prompt"])
 
     def close(self) -> None:
         """Stop the server and remove its socket folder."""
@@ -156,6 +167,24 @@ class EmbeddedLLM(BaseLLM):
     def count_tokens(self, messages: list[Message]) -> int:
         """Exact prompt tokens, from llama.cpp's tokenizer and chat template."""
         return self.runtime.count_tokens(messages)
+
+    def last_hidden_state(self, messages: list[Message], reply_start: str = "") -> list[float]:
+        """The model's final hidden state at the last token of ``messages`` and ``reply_start``
+        (the opening of its reply), read in a second instance of the same file in embedding
+        mode (L2-normalised, as llama.cpp returns it): the vector the model picks its next word
+        from. Not cached here.
+
+        Raises:
+            LLMError: llama.cpp refused the input (too long for the context, say).
+        """
+        key = RuntimeKey(self._key.path, self._key.context_size, self._key.threads, 1, hidden_states=True)
+        reader = loaded_model(key)
+        with shared_slots(key):
+            result = reader.server.handle_embeddings({"input": reader.render(messages) + reply_start})
+        if not isinstance(result, dict) or "data" not in result:
+            error = result.get("error") if isinstance(result, dict) else None
+            raise LLMError(f"llama.cpp gave no hidden state: {(error or {}).get('message', result)}")
+        return [float(v) for v in result["data"][0]["embedding"]]
 
     def _generate(self, request: ChatRequest) -> Completion:
         result = self.runtime.server.handle_chat_completions({**chat_body(request, stream=False), "cache_prompt": True})

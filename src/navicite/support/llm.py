@@ -96,16 +96,22 @@ def support_probability(llm: LLM, sources: Sequence[tuple[str, str]], claim: str
     Raises:
         LLMError: the model gave no usable verdict, even after a repair attempt.
     """
+    reply, probability = _scored(llm, support_messages(sources, claim), Reply, stage)
+    return reply.supported, probability
+
+
+#: How the judge's reply opens, up to its verdict word (the :class:`Reply` schema's JSON).
+VERDICT_START = '{"supported": '
+
+
+def support_messages(sources: Sequence[tuple[str, str]], claim: str) -> list[Message]:
+    """The support question put to the model: ``judge_support`` for one source, else ``judge_support_together``."""
     if len(sources) == 1:
         (title, text), = sources
-        messages = prompts.render("cite_system") + prompts.render(
+        return prompts.render("cite_system") + prompts.render(
             "judge_support", title=defuse(title), text=defuse(text), claim=plain_claim(claim))
-    else:
-        blocks = "\n".join(source_block(n, title, text) for n, (title, text) in enumerate(sources, start=1))
-        messages = prompts.render("cite_system") + prompts.render(
-            "judge_support_together", sources=blocks, claim=plain_claim(claim))
-    reply, probability = _scored(llm, messages, Reply, stage)
-    return reply.supported, probability
+    blocks = "\n".join(source_block(n, title, text) for n, (title, text) in enumerate(sources, start=1))
+    return prompts.render("cite_system") + prompts.render("judge_support_together", sources=blocks, claim=plain_claim(claim))
 
 
 def answer_probability(llm: LLM, title: str, sentence: str, question: str, stage: str = "verify") -> float:
@@ -147,6 +153,13 @@ def yes_probability(tokens: Sequence[tuple[str, dict[str, float]]]) -> float | N
 
 
 
+def bounded_sources(passages: Sequence[Passage], max_chars: int) -> list[tuple[str, str]]:
+    """``(title, text)`` of each passage, the whole within about ``max_chars`` (each keeps its start:
+    sources put their title and lead first)."""
+    room = max_chars // max(1, len(passages))
+    return [(p.title, p.text if len(p.text) <= room else p.text[:room] + " ...") for p in passages]
+
+
 class LLMJudge:
     """The chat model as a :class:`~navicite.support.base.SupportJudge`; its score is the model's
     probability of "yes" where the backend gives one (:func:`support_probability`), else 1.0 for yes.
@@ -173,8 +186,7 @@ class LLMJudge:
         passages = [p for p in premises if p.text.strip()]
         if not passages or not claim.strip():
             return Verdict(False, 0.0, self.name, "nothing to judge")
-        room = self.max_chars // len(passages)
-        sources = [(p.title, p.text if len(p.text) <= room else p.text[:room] + " ...") for p in passages]
+        sources = bounded_sources(passages, self.max_chars)
         try:
             yes, probability = support_probability(self.llm, sources, claim.strip(), stage=self.stage)
         except LLMError as exc:
