@@ -70,7 +70,6 @@ class Event:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-
 def _put_first(passages: list[Passage], lifted: set[str], doc: Document, best: Source, sources: list[Source]) -> list[Source]:
     """``passages`` as sources (the ranking's own where it has them) before the rest of ``sources``;
     those in ``lifted`` carry at least ``best``'s score, so the reading budget's floor lets them in."""

@@ -152,7 +152,6 @@ def yes_probability(tokens: Sequence[tuple[str, dict[str, float]]]) -> float | N
     return None
 
 
-
 def bounded_sources(passages: Sequence[Passage], max_chars: int) -> list[tuple[str, str]]:
     """``(title, text)`` of each passage, the whole within about ``max_chars`` (each keeps its start:
     sources put their title and lead first)."""

@@ -78,7 +78,7 @@ _AUTHORS = re.compile(r"\b[A-Z][\w-]+(?= et al\b)")
 # Words in the claim with their offsets: letters (with inner hyphens or apostrophes) or digits.
 _CLAIM_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*|\d+(?:[.,]\d+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-# Digits run into letters ("2xx", "64bit", "x86_64"'s tail aside): one token, not a number and a word.
+# Digits run into letters ("2xx", "0x02", "64bit"): one token, checked as written, not as the number 2.
 _DIGITS_THEN_LETTERS = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*[A-Za-z]\w*")
 _CODE = re.compile(
     r"`([^`\n]{1,60})`"  # written as code
