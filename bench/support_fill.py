@@ -36,7 +36,7 @@ from navicite.eval.support_set import SupportPair, held_out, load_support_set
 from navicite.llm.base import LLM, CallOptions, LLMError
 from navicite.messages import Message
 from navicite.support.llm import plain_claim
-from navicite.support.words import _normal_number, claim_names, mentions, source_vocabulary
+from navicite.support.words import claim_names, mentions, source_vocabulary
 
 BLANK = "____"
 #: Names blanked per claim, numbers first (a value is what a wrong binding gets wrong most often).
@@ -73,10 +73,8 @@ def masks(pair: SupportPair) -> list[tuple[str, str]]:
 
 
 def agrees(name: str, fill: str) -> bool:
-    """Whether ``fill`` gives ``name`` back (numbers as numbers, words case aside)."""
-    if name[0].isdigit():
-        return _normal_number(name) in {_normal_number(n) for n in re.findall(r"\d+(?:[.,]\d+)*", fill)}
-    return name.casefold() in fill.casefold()
+    """Whether ``fill`` gives ``name`` back, read as the word rules read a passage (:func:`mentions`)."""
+    return mentions(name, source_vocabulary(fill))
 
 
 def ask(model: LLM, pair: SupportPair, sentence: str) -> str:
@@ -116,26 +114,23 @@ def report_command(args: argparse.Namespace) -> None:
         sel = [(d, r) for d, r in rows.items() if r["held_out"] == part and d in shipped and "passage" in shipped[d]]
         sup = sum(r["supported"] for _, r in sel)
         print(f"\n{'held-out' if part else 'tuning'}: {len(sel)} pairs, {sup} supported")
-        with_masks = [(d, r) for d, r in sel if r["fills"]]
-        right = [(d, r) for d, r in with_masks if all(agrees(f["name"], f["fill"]) for f in r["fills"])]
-        wrong = [(d, r) for d, r in with_masks if not all(agrees(f["name"], f["fill"]) for f in r["fills"])]
-        for label, group in (("every fill agrees", right), ("a fill disagrees", wrong)):
-            print(f"  {label}: {len(group)} pairs, {sum(r['supported'] for _, r in group)} supported")
+        # Per pair: True when every fill agrees, False when one disagrees, None when nothing was blanked.
+        filled = {d: all(agrees(f["name"], f["fill"]) for f in r["fills"]) if r["fills"] else None for d, r in sel}
+        for label, value in (("every fill agrees", True), ("a fill disagrees", False)):
+            group = [r for d, r in sel if filled[d] is value]
+            print(f"  {label}: {len(group)} pairs, {sum(r['supported'] for r in group)} supported")
 
-        def verdict(d: str, r: dict, level: float, rescue: float | None, veto: bool) -> bool:
+        def verdict(d: str, level: float, rescue: float | None, veto: bool) -> bool:
             p = shipped[d]["passage"]["p"]
-            fills = r["fills"]
-            ok = bool(fills) and all(agrees(f["name"], f["fill"]) for f in fills)
-            bad = bool(fills) and not ok
-            if objecting[d] or (veto and bad):
+            if objecting[d] or (veto and filled[d] is False):
                 return False
-            return p >= level or (rescue is not None and ok and p >= rescue)
+            return p >= level or (rescue is not None and filled[d] is True and p >= rescue)
 
         for level, rescue, veto in ((0.5, None, False), (0.5, None, True), (0.4, None, True), (0.5, 0.3, False),
                                     (0.5, 0.3, True), (0.5, 0.2, True), (0.4, 0.2, True), (0.3, None, True)):
-            got = [(verdict(d, r, level, rescue, veto), r["supported"]) for d, r in sel]
+            got = [(verdict(d, level, rescue, veto), r["supported"]) for d, r in sel]
             acc = [y for v, y in got if v]
-            answers = [(verdict(d, r, level, rescue, veto), r["supported"]) for d, r in sel if r["source"] == "read:answers"]
+            answers = [(verdict(d, level, rescue, veto), r["supported"]) for d, r in sel if r["source"] == "read:answers"]
             acc_a = [y for v, y in answers if v]
             print(f"  p>={level} rescue {rescue} veto {veto}: {len(acc)} acc, P {sum(acc) / max(1, len(acc)):.3f} "
                   f"R {sum(acc) / max(1, sup):.3f}; answers {len(acc_a)} acc, P {sum(acc_a) / max(1, len(acc_a)):.3f} "
