@@ -6,6 +6,8 @@ still holds both parts and every source). Arms (``--arm``, repeatable):
 
 - ``passage``: the shipped question (:class:`navicite.support.llm.LLMJudge`: the whole passages,
   one call); its p(yes) at the verdict token;
+- ``examples``: the shipped question after six worked cases (:data:`EXAMPLES`) shown as earlier
+  user and assistant turns in the same words;
 - ``window``: the same question over the sentence windows (:mod:`navicite.text.windows`) that
   the shipped trained network ranks highest for the claim (the network locates, the model
   judges), top 2; with several passages the best window of each is read together;
@@ -43,7 +45,16 @@ from navicite.eval.support_set import SupportPair, held_out, load_support_set
 from navicite.llm.base import LLM, CallOptions, LLMError
 from navicite.messages import Message
 from navicite.support.base import Passage
-from navicite.support.llm import LLMJudge, Reply, plain_claim, support_probability, titled, yes_probability
+from navicite.support.llm import (
+    LLMJudge,
+    Reply,
+    bounded_sources,
+    plain_claim,
+    support_messages,
+    support_probability,
+    titled,
+    yes_probability,
+)
 from navicite.support.trained import MAX_LENGTH, TrainedJudge, shipped_network
 from navicite.text.quote import defuse
 from navicite.text.sentences import split_sentences
@@ -74,6 +85,34 @@ Does the source above state this claim, or make it plainly follow? Wording and l
 Reply in JSON: {{"supported": true}} or {{"supported": false}}"""
 
 
+#: The ``examples`` arm's worked cases (title, source, claim, supported), written here on made-up
+#: texts (no document of the labelled set or a pile): a reworded fact, a value given to the wrong
+#: subject, a reworded how-to, a list with an added item, a table row, a swapped role.
+EXAMPLES = (
+    ("Harbour Bridge", "The bridge was opened to traffic in March 1932 and carries eight lanes.",
+     "Traffic has crossed the bridge since 1932.", True),
+    ("Exam results", "Of the 300 students, 210 (70%) passed the written test, and 150 (50%) passed the oral test.",
+     "150 students, half of the class, passed the written test.", False),
+    ("Installing", "After ./configure has finished, type make and then make install to copy the programs into /usr/local/bin.",
+     "To install the programs, run ./configure, make and make install.", True),
+    ("Kernels", "The weights can use the Bartlett kernel (the default) or the Parzen kernel.",
+     "The Bartlett, Parzen and Tukey kernels are available for the weights.", False),
+    ("Table 2: Counts", "Table 2 year visitors rooms\n2019 4120 38\n2020 1985 38\n2021 3307 41",
+     "There were 1985 visitors in 2020.", True),
+    ("Credits", "The library was written by Ana Ruiz; Tom Berg maintains the Debian package.",
+     "Tom Berg wrote the library.", False),
+)
+
+
+def example_turns() -> list[Message]:
+    """:data:`EXAMPLES` as user and assistant turns in the shipped question's words."""
+    turns: list[Message] = []
+    for title, text, claim, supported in EXAMPLES:
+        turns += prompts.render("judge_support", title=title, text=text, claim=claim)
+        turns.append(Message("assistant", json.dumps({"supported": supported})))
+    return turns
+
+
 class QuotedReply(BaseModel):
     """The ``quote`` arm's reply."""
 
@@ -81,8 +120,10 @@ class QuotedReply(BaseModel):
     supported: bool
 
 
-#: The replayed verdict's name in the report, and the p(yes) levels it is read at (0.5: shipped).
+#: The replayed verdicts' names in the report (the shipped question, and the same after the worked
+#: cases), and the p(yes) levels they are read at (0.5: the model's own yes, as shipped).
 VERDICT = "verdict: p(yes), 0 where a rule objects"
+VERDICT_WORKED = "verdict with worked examples: p(yes), 0 where a rule objects"
 ACCEPT_LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5)
 
 
@@ -117,6 +158,15 @@ class Arms:
         premises = [Passage(p.title, p.text) for p in pair.passages if p.text.strip()]
         v = self.judge.entails(premises, pair.claim)
         return {"p": v.score, "chars": sum(len(p.text) for p in premises)}
+
+    def examples(self, pair: SupportPair) -> dict:
+        premises = [Passage(p.title, p.text) for p in pair.passages if p.text.strip()]
+        shipped = support_messages(bounded_sources(premises, self.judge.max_chars), pair.claim)
+        messages = [shipped[0], *example_turns(), *shipped[1:]]  # after the system message
+        reply, tokens = self.model.complete_json_scored(messages, Reply, CallOptions(
+            temperature=0.0, max_tokens=16, stage="verify", alternatives=8))
+        p = yes_probability(tokens)
+        return {"p": (1.0 if reply.supported else 0.0) if p is None else p}
 
     def ranked_windows(self, passage: Passage, claim: str) -> list[tuple[float, str]]:
         """The passage's windows, best first by the trained network's logit for ``claim``."""
@@ -264,6 +314,7 @@ def report_command(args: argparse.Namespace) -> None:
         "mean(passage, claim first)": lambda r: (r["passage"]["p"] + r["claim_first"]["p"]) / 2,
         "quote first": lambda r: r["quote"]["p"],
         "mean(passage, quote first)": lambda r: (r["passage"]["p"] + r["quote"]["p"]) / 2,
+        "worked examples first": lambda r: r["examples"]["p"],
         **{f"likelihood {n}": (lambda n: lambda r: r["likelihood"][n])(n) for n in likelihood_names},
     }
     # p(yes) with the likelihood features: a logistic fit on the tuning part, read on both.
@@ -278,6 +329,7 @@ def report_command(args: argparse.Namespace) -> None:
     # vetoes; at 0.5 it is the shipped verdict, lower thresholds are the accept levels to choose from.
     objecting = objections()
     scores[VERDICT] = lambda r: 0.0 if objecting[r["digest"]] else r["passage"]["p"]
+    scores[VERDICT_WORKED] = lambda r: 0.0 if objecting[r["digest"]] else r["examples"]["p"]
 
     def has(name: str, r: dict) -> bool:
         try:
@@ -294,7 +346,7 @@ def report_command(args: argparse.Namespace) -> None:
         for part, keep in (("tuning", False), ("held-out", True), ("all", None)):
             got = [(f(r), r["supported"]) for r in sel if keep is None or r["held_out"] == keep]
             line = f"  {part} ({len(got)}, {sum(y for _, y in got)} supported): AUC {auc(got):.3f}"
-            if name == VERDICT:
+            if name in (VERDICT, VERDICT_WORKED):
                 line += "; " + _points(got, ACCEPT_LEVELS)
             elif not name.startswith(("likelihood", "logistic")):
                 line += "; " + _points(got, (0.3, 0.4, 0.5, 0.6, 0.7))
@@ -309,18 +361,20 @@ def report_command(args: argparse.Namespace) -> None:
         got = [(r["passage"]["p"], r["supported"]) for r in real if r["held_out"] == keep]
         print(f"  {part} ({len(got)}, {sum(y for _, y in got)} supported): AUC {auc(got):.3f}; "
               + _points(got, (0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7)))
-        got = [(scores[VERDICT](r), r["supported"]) for r in real if r["held_out"] == keep]
-        print(f"  {part}, {VERDICT}: " + _points(got, ACCEPT_LEVELS))
+        for verdict in (VERDICT, VERDICT_WORKED):
+            if has(verdict, real[0]):
+                got = [(scores[verdict](r), r["supported"]) for r in real if r["held_out"] == keep]
+                print(f"  {part}, {verdict}: " + _points(got, ACCEPT_LEVELS))
     print("\nseconds per pair (mean): " + ", ".join(
         f"{arm} {np.mean([r[arm]['s'] for r in rows.values() if arm in r and 's' in r[arm]]):.2f}"
-        for arm in ("passage", "window", "likelihood", "claim_first", "quote") if any(arm in r for r in rows.values())))
+        for arm in ("passage", "window", "likelihood", "claim_first", "quote", "examples") if any(arm in r for r in rows.values())))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     r = commands.add_parser("run")
-    r.add_argument("--arm", action="append", choices=["passage", "window", "likelihood", "claim_first", "quote"], required=True)
+    r.add_argument("--arm", action="append", choices=["passage", "window", "likelihood", "claim_first", "quote", "examples"], required=True)
     r.add_argument("--home", type=Path, default=Path("/tmp/support-bench"), help="navicite home holding the LLM cache")
     r.add_argument("--threads", type=int, default=2)
     r.add_argument("--limit", type=int, default=0, help="only the first N pairs of the interleaved order")
