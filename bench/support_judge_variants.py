@@ -162,11 +162,7 @@ class Arms:
     def examples(self, pair: SupportPair) -> dict:
         premises = [Passage(p.title, p.text) for p in pair.passages if p.text.strip()]
         shipped = support_messages(bounded_sources(premises, self.judge.max_chars), pair.claim)
-        messages = [shipped[0], *example_turns(), *shipped[1:]]  # after the system message
-        reply, tokens = self.model.complete_json_scored(messages, Reply, CallOptions(
-            temperature=0.0, max_tokens=16, stage="verify", alternatives=8))
-        p = yes_probability(tokens)
-        return {"p": (1.0 if reply.supported else 0.0) if p is None else p}
+        return {"p": self._yes([shipped[0], *example_turns(), *shipped[1:]])}  # after the system message
 
     def ranked_windows(self, passage: Passage, claim: str) -> list[tuple[float, str]]:
         """The passage's windows, best first by the trained network's logit for ``claim``."""
@@ -217,10 +213,14 @@ class Arms:
         blocks = "\n".join(f"<source>\n{titled(defuse(p.title), defuse(p.text if len(p.text) <= room else p.text[:room] + ' ...'))}\n</source>"
                            for p in premises)
         messages = prompts.render("cite_system") + [Message("user", ASK_CLAIM_FIRST.format(source=blocks, claim=plain_claim(pair.claim)))]
+        return {"p": self._yes(messages)}
+
+    def _yes(self, messages: list[Message]) -> float:
+        """The model's p(yes) at the verdict word of a support question (its bare verdict without log-probabilities)."""
         reply, tokens = self.model.complete_json_scored(messages, Reply, CallOptions(
             temperature=0.0, max_tokens=16, stage="verify", alternatives=8))
         p = yes_probability(tokens)
-        return {"p": (1.0 if reply.supported else 0.0) if p is None else p}
+        return (1.0 if reply.supported else 0.0) if p is None else p
 
     def quote(self, pair: SupportPair) -> dict:
         messages = prompts.render("cite_system") + [
